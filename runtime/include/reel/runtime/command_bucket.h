@@ -1,0 +1,294 @@
+#pragma once
+// CommandBucket<Key>: where an app records sorted commands, from any number of threads at once.
+//
+//   auto& geometry = renderer.createBucket<DrawKey>("geometry");
+//   // on any thread, between two kicks:
+//   auto& draw = geometry.add<cmd::DrawIndexed>(DrawKey::draw(0, kWorld, Translucency::Opaque, {7, 0}, depth));
+//   draw.indexCount = 36;
+//   REEL_TAG(geometry, draw, "crate");
+//   auto& next = geometry.append<cmd::DrawIndexed>(draw);  // runs right after `draw`, under its key
+//   auto& upload = geometry.add<cmd::UpdateBuffer>(key, sizeof(uniforms));  // with auxiliary data
+//   std::memcpy(geometry.aux(upload).data(), &uniforms, sizeof(uniforms));
+//   renderer.kick();  // the render thread merges every bucket, radix-sorts the keys and translates
+//
+// Memory: each thread claims blocks (16 KiB of packets, 256 keys) from the bucket's arenas with one
+// atomic add, then bump-allocates inside them without any atomic, so `add` is a few stores and threads
+// do not contend. Packets are 8-byte aligned; nothing is allocated on the heap per packet.
+//
+// Frames: the bucket keeps one stream (packet arena + key arena) per frame in flight plus one; the
+// renderer hands the recorded stream to the render thread at kick() and gives the app a free one.
+// A retained bucket (setRetained) is submitted again every frame without being re-recorded.
+//
+// Threading: add/append/tag/aux from any thread, but never concurrently with Renderer::kick(); the
+// app's own synchronisation (joining its recording jobs before kick) orders the two.
+// Ties: packets with equal keys keep their order of recording within one thread; across threads
+// they keep the order in which the threads claimed their blocks.
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "reel/runtime/assert.h"
+#include "reel/runtime/commands.h"
+#include "reel/runtime/draw_key.h"
+#include "reel/runtime/tags.h"
+#include "reel/runtime/virtual_arena.h"
+
+namespace reel {
+
+class Device;
+
+inline constexpr uint32_t kMaxFramesInFlight = 4;
+
+// Precedes every packet's payload in a bucket arena. Offsets are arena-relative; 0 means none (the
+// arena's first 8 bytes are never handed out).
+struct PacketHeader {
+  static constexpr uint16_t kSharedRef = 1;  // payload is a uint32 offset of a shared packet
+
+  uint32_t next;       // the packet appended to this one
+  uint16_t type;       // CommandType
+  uint16_t flags;
+  uint32_t auxOffset;
+  uint32_t auxSize;
+#if REEL_ENABLE_TAGS
+  uint32_t tag;        // TagRecord
+  uint32_t reserved;
+#endif
+};
+static_assert(sizeof(PacketHeader) % 8 == 0);
+
+// One key of a bucket: the packet it sorts.
+struct KeyEntry {
+  uint64_t key;
+  uint32_t packet;
+  uint32_t reserved;
+};
+
+// Runs a material's passes (seed 001): called by the render thread before the first packet of each
+// material in sorted order; returns true while the material has another pass to run, in which case the
+// packet chain is dispatched again after the next call.
+class MaterialBinder {
+ public:
+  virtual ~MaterialBinder() = default;
+  virtual bool bind(MaterialId material, Device& device) = 0;
+};
+
+struct BucketConfig {
+  uint64_t packetBytes = 256ull << 20;  // address space reserved per stream for packets
+  uint32_t maxKeys = 4u << 20;          // keys per frame
+};
+
+// A bucket's recording of one frame.
+struct BucketStream {
+  static constexpr uint32_t kPacketBlockBytes = 16u << 10;
+  static constexpr uint32_t kKeyBlockEntries = 256;
+
+  explicit BucketStream(const BucketConfig& config);
+
+  VirtualArena packets;
+  VirtualArena keys;      // KeyEntry blocks
+  VirtualArena keyFill;   // one uint32 per key block: entries written in it
+  uint64_t epoch = 0;     // changes whenever the stream is reset: stale thread cursors notice
+  std::atomic<uint32_t> references{0};  // frames handed to the render thread that read this stream
+
+  uint32_t keyBlockCount() const {
+    return static_cast<uint32_t>(keys.used() / (kKeyBlockEntries * sizeof(KeyEntry)));
+  }
+  const KeyEntry* keyBlock(uint32_t block) const {
+    return keys.at<KeyEntry>(block * kKeyBlockEntries * static_cast<uint32_t>(sizeof(KeyEntry)));
+  }
+  uint32_t keyBlockFill(uint32_t block) const { return *keyFill.at<uint32_t>(block * 4); }
+  const PacketHeader& header(uint32_t packet) const { return *packets.at<PacketHeader>(packet); }
+  const std::byte* payload(uint32_t packet) const { return packets.base() + packet + sizeof(PacketHeader); }
+  std::span<const std::byte> aux(const PacketHeader& h) const {
+    return {packets.base() + h.auxOffset, h.auxSize};
+  }
+  size_t keyCount() const;
+};
+
+// The part of a bucket that does not depend on the key type; what the renderer and observers see.
+class CommandBucketBase {
+ public:
+  CommandBucketBase(std::string name, const char* keyTypeName, const BucketConfig& config);
+  virtual ~CommandBucketBase();
+  CommandBucketBase(const CommandBucketBase&) = delete;
+  CommandBucketBase& operator=(const CommandBucketBase&) = delete;
+
+  const std::string& name() const { return name_; }
+  const char* keyTypeName() const { return keyTypeName_; }
+  virtual std::span<const KeyFieldLayout> keyLayout() const = 0;
+  virtual std::string formatKey(uint64_t bits) const = 0;
+  virtual bool keyMaterial(uint64_t bits, MaterialId& out) const = 0;
+
+  // Keep submitting what was recorded until setRetained(false); no add() in between. Releasing starts
+  // a new, empty recording (the retained one may still be read by frames in flight).
+  void setRetained(bool retained);
+  bool retained() const { return retained_; }
+
+  void setMaterialBinder(MaterialBinder* binder) { binder_ = binder; }
+  MaterialBinder* materialBinder() const { return binder_; }
+
+  // Shared packets (seed 001's header packets): recorded once, referenced by several keys, each
+  // reference with its own chain of appended packets.
+  template <Command T>
+  T& createShared(uint32_t auxBytes = 0) {
+    return *construct<T>(allocatePacket(sizeof(T), auxBytes, T::kType), auxBytes);
+  }
+  template <Command T>
+  PacketHeader& addShared(uint64_t keyBits, const T& shared) {
+    const uint32_t sharedOffset = offsetOf(&shared);
+    ThreadCursor& cursor = cursorFor();
+    const uint32_t ref = allocateIn(cursor, sizeof(uint32_t), 0, static_cast<uint16_t>(T::kType));
+    PacketHeader& h = *current_->packets.at<PacketHeader>(ref);
+    h.flags = PacketHeader::kSharedRef;
+    std::memcpy(current_->packets.base() + ref + sizeof(PacketHeader), &sharedOffset, sizeof(sharedOffset));
+    pushKey(cursor, keyBits, ref);
+    return h;
+  }
+
+  // Chains a packet after `previous` (a packet or a shared reference) under the same key.
+  template <Command T>
+  T& append(const void* previousPayload, uint32_t auxBytes = 0) {
+    const uint32_t offset = allocatePacket(sizeof(T), auxBytes, T::kType);
+    linkAfter(headerOf(previousPayload), offset);
+    return *construct<T>(offset, auxBytes);
+  }
+  template <Command T>
+  T& append(PacketHeader& previous, uint32_t auxBytes = 0) {
+    const uint32_t offset = allocatePacket(sizeof(T), auxBytes, T::kType);
+    linkAfter(previous, offset);
+    return *construct<T>(offset, auxBytes);
+  }
+
+  // The auxiliary bytes allocated with a packet.
+  template <Command T>
+  std::span<std::byte> aux(T& packet) {
+    const PacketHeader& h = headerOf(&packet);
+    return {current_->packets.base() + h.auxOffset, h.auxSize};
+  }
+
+#if REEL_ENABLE_TAGS
+  void tag(const void* packetPayload, SourceLocation where, std::string_view message);
+#endif
+
+  // ---- for the renderer (app thread, inside kick) ----
+  BucketStream& recordingStream() { return *current_; }
+  // Hands the recorded stream over (one more reference) and, unless retained, switches recording to a
+  // free stream. There always is one: at most kMaxFramesInFlight frames reference streams.
+  BucketStream& handOver();
+
+ protected:
+  uint32_t allocatePacket(uint32_t payloadBytes, uint32_t auxBytes, CommandType type);
+  uint32_t addPacket(uint64_t keyBits, uint32_t payloadBytes, uint32_t auxBytes, CommandType type) {
+    ThreadCursor& cursor = cursorFor();
+    const uint32_t offset = allocateIn(cursor, payloadBytes, auxBytes, static_cast<uint16_t>(type));
+    pushKey(cursor, keyBits, offset);
+    return offset;
+  }
+  template <typename T>
+  T* construct(uint32_t packetOffset, uint32_t) {
+    std::byte* p = current_->packets.base() + packetOffset + sizeof(PacketHeader);
+    std::memset(p, 0, sizeof(T));  // zero padding too: packets are written to traces byte for byte
+    return new (p) T;
+  }
+
+ private:
+  // One thread's open blocks in one stream. Looked up in a small thread-local table by bucket id; a
+  // stale entry (other bucket, or the stream was reset since) is detected by the stream's epoch.
+  struct ThreadCursor {
+    uint64_t epoch = 0;
+    uint32_t packetPos = 0, packetEnd = 0;
+    uint32_t keyPos = 0, keyEnd = 0;
+  };
+  static constexpr uint32_t kCursorSlots = 16;
+
+  ThreadCursor& cursorFor() {
+    REEL_ASSERT(!retained_, "recording into a retained bucket: call setRetained(false) first");
+    ThreadCursor& cursor = threadCursors_[id_ % kCursorSlots];
+    if (cursor.epoch != current_->epoch) cursor = ThreadCursor{current_->epoch};
+    return cursor;
+  }
+  uint32_t allocateIn(ThreadCursor& cursor, uint32_t payloadBytes, uint32_t auxBytes, uint16_t type) {
+    const uint32_t payload = (payloadBytes + 7u) & ~7u;
+    const uint32_t aux = (auxBytes + 7u) & ~7u;
+    const uint32_t need = static_cast<uint32_t>(sizeof(PacketHeader)) + payload + aux;
+    if (cursor.packetEnd - cursor.packetPos < need) refillPackets(cursor, need);
+    const uint32_t offset = cursor.packetPos;
+    cursor.packetPos += need;
+    PacketHeader& h = *current_->packets.at<PacketHeader>(offset);
+    h = PacketHeader{};
+    h.type = type;
+    if (auxBytes != 0) {
+      h.auxOffset = offset + static_cast<uint32_t>(sizeof(PacketHeader)) + payload;
+      h.auxSize = auxBytes;
+    }
+    return offset;
+  }
+  void pushKey(ThreadCursor& cursor, uint64_t keyBits, uint32_t packet) {
+    if (cursor.keyPos == cursor.keyEnd) refillKeys(cursor);
+    const uint32_t index = cursor.keyPos++;
+    *current_->keys.at<KeyEntry>(index * static_cast<uint32_t>(sizeof(KeyEntry))) = KeyEntry{keyBits, packet, 0};
+    *current_->keyFill.at<uint32_t>(index / BucketStream::kKeyBlockEntries * 4) =
+        index % BucketStream::kKeyBlockEntries + 1;
+  }
+  void refillPackets(ThreadCursor& cursor, uint32_t need);
+  void refillKeys(ThreadCursor& cursor);
+  void linkAfter(PacketHeader& previous, uint32_t offset);
+  PacketHeader& headerOf(const void* payload) {
+    return *reinterpret_cast<PacketHeader*>(const_cast<std::byte*>(static_cast<const std::byte*>(payload)) -
+                                            sizeof(PacketHeader));
+  }
+  uint32_t offsetOf(const void* payload) const {
+    return static_cast<uint32_t>(static_cast<const std::byte*>(payload) - current_->packets.base() -
+                                 sizeof(PacketHeader));
+  }
+  BucketStream& acquireFreeStream();
+  void resetStream(BucketStream& stream);
+
+  static thread_local ThreadCursor threadCursors_[kCursorSlots];
+
+  std::string name_;
+  const char* keyTypeName_;
+  BucketConfig config_;
+  uint64_t id_;
+  std::array<std::unique_ptr<BucketStream>, kMaxFramesInFlight + 1> streams_;
+  BucketStream* current_ = nullptr;
+  bool retained_ = false;
+  MaterialBinder* binder_ = nullptr;
+};
+
+template <typename Key>
+class CommandBucket final : public CommandBucketBase {
+ public:
+  using Traits = KeyTraits<Key>;
+
+  explicit CommandBucket(std::string name, const BucketConfig& config = {})
+      : CommandBucketBase(std::move(name), Traits::kName, config) {}
+
+  // Records a packet under `key`; its fields start zeroed. `auxBytes` of auxiliary data follow it.
+  template <Command T>
+  T& add(Key key, uint32_t auxBytes = 0) {
+    return *construct<T>(addPacket(Traits::toBits(key), sizeof(T), auxBytes, T::kType), auxBytes);
+  }
+  // add() with auxiliary data copied in.
+  template <Command T>
+  T& addWithData(Key key, const void* data, uint32_t bytes) {
+    T& packet = add<T>(key, bytes);
+    std::memcpy(aux(packet).data(), data, bytes);
+    return packet;
+  }
+  template <Command T>
+  PacketHeader& addShared(Key key, const T& shared) {
+    return CommandBucketBase::addShared(Traits::toBits(key), shared);
+  }
+
+  std::span<const KeyFieldLayout> keyLayout() const override { return Traits::layout(); }
+  std::string formatKey(uint64_t bits) const override { return Traits::format(bits); }
+  bool keyMaterial(uint64_t bits, MaterialId& out) const override { return Traits::material(bits, out); }
+};
+
+}  // namespace reel

@@ -1,0 +1,57 @@
+#pragma once
+// The Device: what the render thread translates sorted packets into. One execute() overload per
+// command of commands.inc, so that a Device that misses a command does not compile. Implementations:
+// NullDevice (records what it was asked, for tests) and the Vulkan device.
+//
+// Threading: every method is called from the render thread only, except takeErrors().
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reel/runtime/commands.h"
+#include "reel/runtime/tags.h"
+
+namespace reel {
+
+// What a packet carries besides its fields.
+struct PacketContext {
+  std::span<const std::byte> aux;
+  const TagRecord* tag = nullptr;  // null when untagged or tags are compiled out
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual const char* name() const = 0;
+  // Brackets one frame's work. endFrame submits it; it may return before the GPU is done.
+  virtual void beginFrame(uint64_t frame) = 0;
+  virtual void endFrame(uint64_t frame) = 0;
+  // Blocks until every submitted frame is finished.
+  virtual void waitIdle() = 0;
+
+#define REEL_COMMAND(Name, Queue, ...) virtual void execute(const cmd::Name& packet, const PacketContext& context) = 0;
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+
+  // Problems found while translating (a stale handle in a packet, a failed allocation): reported, and the
+  // command skipped, never a crash. Any thread may collect them.
+  std::vector<std::string> takeErrors();
+  size_t errorCount() const;
+
+ protected:
+  void reportError(std::string message);
+
+ private:
+  mutable std::mutex errorMutex_;
+  std::vector<std::string> errors_;
+  size_t errorCount_ = 0;
+};
+
+// Calls the execute() overload for a packet of any type: the dispatch table follows from commands.inc.
+void dispatchPacket(Device& device, CommandType type, const void* payload, const PacketContext& context);
+
+}  // namespace reel

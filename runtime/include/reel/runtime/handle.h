@@ -1,0 +1,143 @@
+#pragma once
+// Typed resource handles: 32 bits = slot index + generation, resolved through a look-up table with a
+// free list (Stingray's resource_lut; sokol's slot + generation). Packets carry handles, never Vulkan
+// objects or pointers, so a packet stays position independent and can be written to a trace.
+//
+//   31                 20 19                                   0
+//   +--------------------+--------------------------------------+
+//   |  generation (12)   |              slot index (20)         |
+//   +--------------------+--------------------------------------+
+//
+// Generation 0 is never handed out, so the all-zero handle is "no resource". Freeing a slot bumps its
+// generation: a handle kept past destroy is *stale* and is detected, never dereferenced. A handle whose
+// slot was never allocated by this pool, or whose index is past the pool, is *foreign*.
+
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "reel/runtime/assert.h"
+
+namespace reel {
+
+enum class ResourceKind : uint8_t { Buffer, Texture, Sampler, Shader, Pipeline, RenderTarget, Count };
+const char* resourceKindName(ResourceKind kind);
+
+template <ResourceKind Kind>
+struct Handle {
+  static constexpr ResourceKind kKind = Kind;
+  static constexpr uint32_t kIndexBits = 20;
+  static constexpr uint32_t kGenerationBits = 12;
+  static constexpr uint32_t kIndexMask = (1u << kIndexBits) - 1;
+  static constexpr uint32_t kGenerationMask = (1u << kGenerationBits) - 1;
+  static_assert(kIndexBits + kGenerationBits == 32, "a handle is 32 bits");
+
+  uint32_t value = 0;
+
+  static constexpr Handle make(uint32_t index, uint32_t generation) {
+    return Handle{(generation & kGenerationMask) << kIndexBits | (index & kIndexMask)};
+  }
+  constexpr uint32_t index() const { return value & kIndexMask; }
+  constexpr uint32_t generation() const { return value >> kIndexBits; }
+  constexpr bool isNull() const { return value == 0; }
+  friend constexpr bool operator==(Handle, Handle) = default;
+};
+
+using BufferHandle = Handle<ResourceKind::Buffer>;
+using TextureHandle = Handle<ResourceKind::Texture>;
+using SamplerHandle = Handle<ResourceKind::Sampler>;
+using ShaderHandle = Handle<ResourceKind::Shader>;
+using PipelineHandle = Handle<ResourceKind::Pipeline>;
+using RenderTargetHandle = Handle<ResourceKind::RenderTarget>;
+
+enum class HandleState : uint8_t { Live, Null, Stale, Foreign };
+const char* handleStateName(HandleState state);
+
+// Hands out handles of one kind from any thread. Slots are recycled first-in first-out so that a slot's
+// generation wraps as late as possible.
+template <ResourceKind Kind>
+class HandlePool {
+ public:
+  using HandleType = Handle<Kind>;
+
+  explicit HandlePool(uint32_t capacity = HandleType::kIndexMask) : capacity_(capacity) {
+    REEL_ASSERT(capacity >= 1 && capacity <= HandleType::kIndexMask, "pool capacity must fit a handle index");
+  }
+
+  // Returns the null handle when every slot is live.
+  HandleType allocate() {
+    std::lock_guard lock(mutex_);
+    uint32_t index;
+    if (freeHead_ < free_.size()) {
+      index = free_[freeHead_++];
+      if (freeHead_ == free_.size()) {
+        free_.clear();
+        freeHead_ = 0;
+      }
+    } else if (generations_.size() < capacity_) {
+      index = static_cast<uint32_t>(generations_.size());
+      generations_.push_back(1);
+      live_.push_back(false);
+    } else {
+      return {};
+    }
+    live_[index] = true;
+    ++liveCount_;
+    return HandleType::make(index, generations_[index]);
+  }
+
+  // Frees a live handle at once; returns false (and changes nothing) for a null, stale or foreign one.
+  bool release(HandleType handle) {
+    if (!retire(handle)) return false;
+    recycle(handle.index());
+    return true;
+  }
+
+  // Two-step free: retire() makes the handle stale at once; recycle() later lets its slot be handed out
+  // again (after the device destroyed what the slot held).
+  bool retire(HandleType handle) {
+    std::lock_guard lock(mutex_);
+    if (stateLocked(handle) != HandleState::Live) return false;
+    const uint32_t index = handle.index();
+    live_[index] = false;
+    --liveCount_;
+    const uint32_t next = (generations_[index] + 1) & HandleType::kGenerationMask;
+    generations_[index] = static_cast<uint16_t>(next == 0 ? 1 : next);
+    return true;
+  }
+  void recycle(uint32_t index) {
+    std::lock_guard lock(mutex_);
+    REEL_ASSERT(index < live_.size() && !live_[index], "recycle of a slot that is live or was never allocated");
+    free_.push_back(index);
+  }
+
+  HandleState state(HandleType handle) const {
+    std::lock_guard lock(mutex_);
+    return stateLocked(handle);
+  }
+  bool isLive(HandleType handle) const { return state(handle) == HandleState::Live; }
+
+  uint32_t liveCount() const {
+    std::lock_guard lock(mutex_);
+    return liveCount_;
+  }
+
+ private:
+  HandleState stateLocked(HandleType handle) const {
+    if (handle.isNull()) return HandleState::Null;
+    const uint32_t index = handle.index();
+    if (index >= generations_.size() || handle.generation() == 0) return HandleState::Foreign;
+    if (generations_[index] != handle.generation() || !live_[index]) return HandleState::Stale;
+    return HandleState::Live;
+  }
+
+  mutable std::mutex mutex_;
+  uint32_t capacity_;
+  std::vector<uint16_t> generations_;
+  std::vector<bool> live_;
+  std::vector<uint32_t> free_;
+  size_t freeHead_ = 0;
+  uint32_t liveCount_ = 0;
+};
+
+}  // namespace reel

@@ -1,0 +1,67 @@
+#pragma once
+// A Device without a GPU (sokol's dummy backend, Filament's NoopDriver): it keeps the resources it was
+// asked to create in a slot table, checks every handle a packet names against it (a stale or unknown
+// handle is reported, not used), and records every call, so the whole CPU path can be tested.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reel/runtime/device.h"
+#include "reel/runtime/resource_table.h"
+
+namespace reel {
+
+class NullDevice final : public Device {
+ public:
+  struct Call {
+    enum class Kind : uint8_t { BeginFrame, EndFrame, Command } kind;
+    uint64_t frame = 0;
+    CommandType type = CommandType::Count;
+    std::vector<std::byte> payload;
+    std::vector<std::byte> aux;
+    std::string tag;  // the tag's message
+
+    template <Command T>
+    const T& as() const {
+      REEL_ASSERT(type == T::kType && payload.size() == sizeof(T), "Call::as with the wrong command type");
+      return *reinterpret_cast<const T*>(payload.data());
+    }
+  };
+
+  explicit NullDevice(bool recordCalls = true) : recordCalls_(recordCalls) {}
+
+  const char* name() const override { return "null"; }
+  void beginFrame(uint64_t frame) override;
+  void endFrame(uint64_t frame) override;
+  void waitIdle() override {}
+
+#define REEL_COMMAND(Name, Queue, ...) void execute(const cmd::Name& packet, const PacketContext& context) override;
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+
+  // Render-thread data: read only after Renderer::flushAndWait().
+  const std::vector<Call>& calls() const { return calls_; }
+  void clearCalls() { calls_.clear(); }
+  uint64_t commandCount() const { return commandCount_; }
+  uint32_t liveResources() const;
+
+ private:
+  template <Command T>
+  void record(const T& packet, const PacketContext& context);
+  template <ResourceKind K>
+  bool check(Handle<K> handle, const char* command, const char* field);
+
+  bool recordCalls_;
+  uint64_t frame_ = 0;
+  uint64_t commandCount_ = 0;
+  std::vector<Call> calls_;
+  ResourceTable<ResourceKind::Buffer, BufferDesc> buffers_;
+  ResourceTable<ResourceKind::Texture, TextureDesc> textures_;
+  ResourceTable<ResourceKind::Sampler, SamplerDesc> samplers_;
+  ResourceTable<ResourceKind::Shader, ShaderDesc> shaders_;
+  ResourceTable<ResourceKind::Pipeline, PipelineDesc> pipelines_;
+  ResourceTable<ResourceKind::RenderTarget, RenderTargetDesc> targets_;
+};
+
+}  // namespace reel

@@ -1,0 +1,22 @@
+#pragma once
+// Stable LSD radix sort of (key, sequence) pairs, as bgfx and Granite sort keys and indices rather than
+// payloads. Eight 8-bit passes at most; a pass whose byte is the same in every key is skipped (the
+// histograms of all eight bytes are built in one read). Equal keys keep their input order.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace reel {
+
+struct SortEntry {
+  uint64_t key;
+  uint32_t sequence;  // position before sorting (merge order): what ties fall back to
+  uint32_t reserved;
+};
+
+// Sorts `entries` in place; `scratch` is resized to match and reused between calls.
+// Returns the number of byte passes that ran.
+int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch);
+
+}  // namespace reel

@@ -1,0 +1,124 @@
+#pragma once
+// The Renderer: the one handoff point between the app and the render thread (Raven's ring of per-frame
+// queues with a counting semaphore; bgfx's swap()).
+//
+//   reel::NullDevice device;                       // or the Vulkan device
+//   reel::Renderer renderer(device, {.framesInFlight = 2});
+//   auto& world = renderer.createBucket<reel::DrawKey>("world");
+//   for (;;) {
+//     ... record into world (any threads) and renderer.resources() ...
+//     renderer.kick();                             // hand the frame over, start recording the next
+//   }
+//   renderer.flushAndWait();                       // every kicked frame done, CPU and GPU
+//
+// Threading contract: createBucket, setObserver, kick and flushAndWait are called from one thread, the
+// app's "kick" thread; recording (bucket add, resource requests) from any thread but not during kick.
+// The render thread processes frames strictly in kick order: each kick publishes exactly one frame,
+// empty or not, so nothing like a read index can drift from a write index (Raven's minimized-window
+// bug cannot happen: there is no per-slot state left behind by a skipped frame).
+
+#include <atomic>
+#include <cstring>
+#include <condition_variable>
+#include <cstdint>
+#include <array>
+#include <memory>
+#include <mutex>
+#include <semaphore>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "reel/runtime/command_bucket.h"
+#include "reel/runtime/device.h"
+#include "reel/runtime/frame.h"
+#include "reel/runtime/resource_context.h"
+
+namespace reel {
+
+struct RendererConfig {
+  uint32_t framesInFlight = 2;  // 1..kMaxFramesInFlight: frames kicked but not yet processed
+};
+
+struct RendererStats {
+  uint64_t framesKicked = 0;
+  uint64_t framesProcessed = 0;
+  uint64_t kickWaits = 0;  // kicks that blocked because the render thread was a whole ring behind
+  uint64_t packetsTranslated = 0;
+};
+
+class Renderer {
+ public:
+  Renderer(Device& device, RendererConfig config = {});
+  ~Renderer();  // flushes every kicked frame, then stops the render thread
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  template <typename Key>
+  CommandBucket<Key>& createBucket(std::string name, const BucketConfig& config = {}) {
+    auto bucket = std::make_unique<CommandBucket<Key>>(std::move(name), config);
+    CommandBucket<Key>& ref = *bucket;
+    buckets_.push_back(std::move(bucket));
+    return ref;
+  }
+
+  ResourceContext& resources() { return resources_; }
+  Device& device() { return device_; }
+
+  // Takes effect from the next kick. Null removes it.
+  void setObserver(FrameObserver* observer) { observer_ = observer; }
+
+  // Hands the recorded frame to the render thread; returns at once unless framesInFlight frames are
+  // already waiting, in which case it blocks until the oldest is done.
+  void kick();
+  // Returns when every kicked frame is translated and the device is idle.
+  void flushAndWait();
+
+  // The number the next kick() gives the frame being recorded now (0 first).
+  uint64_t recordingFrame() const { return nextFrame_; }
+  uint32_t framesInFlight() const { return config_.framesInFlight; }
+  RendererStats stats() const;
+
+ private:
+  struct PendingFrame {
+    uint64_t frame = 0;
+    FrameObserver* observer = nullptr;
+    RequestStream* requests = nullptr;
+    std::vector<FrameBucketView> buckets;
+  };
+
+  void renderLoop();
+  uint64_t processFrame(PendingFrame& frame);  // returns the packets translated
+  uint64_t translate(const FrameView& view);
+
+  Device& device_;
+  RendererConfig config_;
+  ResourceContext resources_;
+  std::vector<std::unique_ptr<CommandBucketBase>> buckets_;
+  FrameObserver* observer_ = nullptr;
+  uint64_t nextFrame_ = 0;
+
+  std::counting_semaphore<kMaxFramesInFlight> freeSlots_;
+  mutable std::mutex mutex_;
+  std::condition_variable workReady_;
+  std::condition_variable frameDone_;
+  // Kicked frames not yet processed, oldest at ringHead_: a FIFO of at most framesInFlight entries.
+  std::array<PendingFrame, kMaxFramesInFlight> ring_;
+  uint32_t ringHead_ = 0;
+  uint32_t ringCount_ = 0;
+  bool stopping_ = false;
+  uint64_t flushRequests_ = 0;  // flushAndWait tickets handed out / completed by the render thread
+  uint64_t flushesDone_ = 0;
+  RendererStats stats_;
+
+  // Render thread only: reused every frame so that a steady state allocates nothing.
+  std::vector<uint32_t> mergedPackets_;
+  std::vector<uint16_t> mergedBuckets_;
+  std::vector<SortEntry> sortEntries_;
+  std::vector<SortEntry> sortScratch_;
+  std::vector<uint32_t> deferredDestroys_;
+
+  std::thread thread_;  // last: starts after everything above exists
+};
+
+}  // namespace reel

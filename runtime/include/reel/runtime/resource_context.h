@@ -1,0 +1,90 @@
+#pragma once
+// Free-threaded resource requests (Stingray's RenderResourceContext): create, write and destroy calls
+// from any thread hand out a handle at once and record a request packet, with its descriptor and data
+// copied in. The render thread applies a frame's requests in the order they were made, before the
+// frame's sorted commands; destroy requests after them, so a resource destroyed in frame N can still
+// be drawn with in frame N.
+//
+// A destroyed handle is stale for the app at once; its slot is recycled only after the render thread
+// has destroyed the device object, so a new resource never meets the old one's slot on the device.
+
+#include <array>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "reel/runtime/commands.h"
+#include "reel/runtime/command_bucket.h"
+#include "reel/runtime/handle.h"
+
+namespace reel {
+
+// One frame's requests: packets laid out as in a bucket (PacketHeader, payload, aux), in request order.
+struct RequestStream {
+  std::vector<std::byte> bytes;      // offset 0 is never a request
+  std::vector<uint32_t> requests;    // offsets, in request order
+  std::atomic<uint32_t> references{0};
+  const PacketHeader& header(uint32_t offset) const {
+    return *reinterpret_cast<const PacketHeader*>(bytes.data() + offset);
+  }
+  const std::byte* payload(uint32_t offset) const { return bytes.data() + offset + sizeof(PacketHeader); }
+  std::span<const std::byte> aux(const PacketHeader& h) const { return {bytes.data() + h.auxOffset, h.auxSize}; }
+};
+
+class ResourceContext {
+ public:
+  ResourceContext();
+
+  // Returns the null handle when a kind's handles are exhausted.
+  BufferHandle createBuffer(const BufferDesc& desc, std::span<const std::byte> initialData = {});
+  TextureHandle createTexture(const TextureDesc& desc, std::span<const std::byte> initialData = {});
+  SamplerHandle createSampler(const SamplerDesc& desc);
+  ShaderHandle createShader(const ShaderDesc& desc, std::span<const std::byte> spirv);
+  PipelineHandle createPipeline(const PipelineDesc& desc);
+  RenderTargetHandle createRenderTarget(const RenderTargetDesc& desc);
+
+  // Return false (and record nothing) for a handle that is not live.
+  bool writeBuffer(BufferHandle buffer, uint64_t offset, std::span<const std::byte> data);
+  bool writeTexture(TextureHandle texture, uint32_t mipLevel, uint32_t x, uint32_t y, uint32_t width,
+                    uint32_t height, std::span<const std::byte> texels);
+  bool destroy(BufferHandle handle);
+  bool destroy(TextureHandle handle);
+  bool destroy(SamplerHandle handle);
+  bool destroy(ShaderHandle handle);
+  bool destroy(PipelineHandle handle);
+  bool destroy(RenderTargetHandle handle);
+
+  template <ResourceKind K>
+  HandleState state(Handle<K> handle) const {
+    return std::get<static_cast<size_t>(K)>(pools_).state(handle);
+  }
+  template <ResourceKind K>
+  bool isLive(Handle<K> handle) const {
+    return state(handle) == HandleState::Live;
+  }
+
+  // ---- for the renderer ----
+  RequestStream& handOver();  // app thread, inside kick()
+  // Render thread, after a frame's destroy requests reached the device: their slots may be reused.
+  void recycle(CommandType destroyType, uint32_t handleValue);
+
+ private:
+  template <Command T>
+  T& record(const T& packet, std::span<const std::byte> aux);
+  template <Command C, ResourceKind K>
+  Handle<K> create(Handle<K> C::*handleField, const decltype(C::desc)& desc, std::span<const std::byte> aux);
+  template <ResourceKind K, Command Destroy>
+  bool destroyHandle(Handle<K> handle);
+
+  std::tuple<HandlePool<ResourceKind::Buffer>, HandlePool<ResourceKind::Texture>, HandlePool<ResourceKind::Sampler>,
+             HandlePool<ResourceKind::Shader>, HandlePool<ResourceKind::Pipeline>,
+             HandlePool<ResourceKind::RenderTarget>>
+      pools_;
+  std::mutex mutex_;
+  std::array<std::unique_ptr<RequestStream>, kMaxFramesInFlight + 1> streams_;
+  RequestStream* current_ = nullptr;
+};
+
+}  // namespace reel

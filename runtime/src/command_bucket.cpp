@@ -1,0 +1,122 @@
+#include "reel/runtime/command_bucket.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace reel {
+namespace {
+
+// Stream epochs and bucket ids come from one process-wide sequence, so that no two streams ever share
+// an epoch: a thread cursor left over from another bucket or an earlier frame can never match.
+std::atomic<uint64_t> gNextEpoch{1};
+uint64_t nextEpoch() { return gNextEpoch.fetch_add(1, std::memory_order_relaxed); }
+
+[[noreturn]] void outOfSpace(const std::string& bucket, const char* what) {
+  std::fprintf(stderr, "reel: command bucket '%s' is out of %s for this frame (raise BucketConfig)\n", bucket.c_str(),
+               what);
+  std::abort();
+}
+
+}  // namespace
+
+thread_local CommandBucketBase::ThreadCursor CommandBucketBase::threadCursors_[kCursorSlots];
+
+BucketStream::BucketStream(const BucketConfig& config)
+    : packets(config.packetBytes),
+      keys(uint64_t{config.maxKeys} * sizeof(KeyEntry)),
+      keyFill((uint64_t{config.maxKeys} / kKeyBlockEntries + 1) * sizeof(uint32_t)) {}
+
+size_t BucketStream::keyCount() const {
+  size_t n = 0;
+  for (uint32_t b = 0, count = keyBlockCount(); b < count; ++b) n += keyBlockFill(b);
+  return n;
+}
+
+CommandBucketBase::CommandBucketBase(std::string name, const char* keyTypeName, const BucketConfig& config)
+    : name_(std::move(name)), keyTypeName_(keyTypeName), config_(config), id_(nextEpoch()) {
+  REEL_ASSERT(config.maxKeys % BucketStream::kKeyBlockEntries == 0, "maxKeys must be a multiple of 256");
+  current_ = &acquireFreeStream();
+  resetStream(*current_);
+}
+
+CommandBucketBase::~CommandBucketBase() = default;
+
+void CommandBucketBase::resetStream(BucketStream& stream) {
+  stream.epoch = nextEpoch();
+  stream.packets.reset(8);  // offset 0 means "none" in headers
+  stream.keys.reset(0);
+}
+
+BucketStream& CommandBucketBase::acquireFreeStream() {
+  for (auto& stream : streams_) {
+    if (!stream) {
+      stream = std::make_unique<BucketStream>(config_);
+      return *stream;
+    }
+    if (stream.get() != current_ && stream->references.load(std::memory_order_acquire) == 0) return *stream;
+  }
+  REEL_ASSERT(false, "no free bucket stream: more frames in flight than kMaxFramesInFlight");
+  std::abort();
+}
+
+BucketStream& CommandBucketBase::handOver() {
+  BucketStream& recorded = *current_;
+  recorded.references.fetch_add(1, std::memory_order_relaxed);
+  if (!retained_) {
+    current_ = &acquireFreeStream();
+    resetStream(*current_);
+  }
+  return recorded;
+}
+
+void CommandBucketBase::setRetained(bool retained) {
+  if (retained_ && !retained) {
+    current_ = &acquireFreeStream();
+    resetStream(*current_);
+  }
+  retained_ = retained;
+}
+
+uint32_t CommandBucketBase::allocatePacket(uint32_t payloadBytes, uint32_t auxBytes, CommandType type) {
+  return allocateIn(cursorFor(), payloadBytes, auxBytes, static_cast<uint16_t>(type));
+}
+
+void CommandBucketBase::refillPackets(ThreadCursor& cursor, uint32_t need) {
+  const uint32_t block = need > BucketStream::kPacketBlockBytes ? need : BucketStream::kPacketBlockBytes;
+  const uint32_t offset = current_->packets.claim(block);
+  if (offset == VirtualArena::kNoSpace) outOfSpace(name_, "packet memory");
+  cursor.packetPos = offset;
+  cursor.packetEnd = offset + block;
+}
+
+void CommandBucketBase::refillKeys(ThreadCursor& cursor) {
+  constexpr uint32_t kBlockBytes = BucketStream::kKeyBlockEntries * sizeof(KeyEntry);
+  const uint32_t offset = current_->keys.claim(kBlockBytes);
+  if (offset == VirtualArena::kNoSpace) outOfSpace(name_, "keys");
+  const uint32_t first = offset / sizeof(KeyEntry);
+  *current_->keyFill.at<uint32_t>(first / BucketStream::kKeyBlockEntries * 4) = 0;
+  cursor.keyPos = first;
+  cursor.keyEnd = first + BucketStream::kKeyBlockEntries;
+}
+
+void CommandBucketBase::linkAfter(PacketHeader& previous, uint32_t offset) {
+  REEL_ASSERT(previous.next == 0, "append: the previous packet already has a packet appended");
+  previous.next = offset;
+}
+
+#if REEL_ENABLE_TAGS
+void CommandBucketBase::tag(const void* packetPayload, SourceLocation where, std::string_view message) {
+  ThreadCursor& cursor = cursorFor();
+  const uint32_t messageBytes = static_cast<uint32_t>(message.size());
+  const uint32_t need = (static_cast<uint32_t>(sizeof(TagRecord)) + messageBytes + 7u) & ~7u;
+  if (cursor.packetEnd - cursor.packetPos < need) refillPackets(cursor, need);
+  const uint32_t offset = cursor.packetPos;
+  cursor.packetPos += need;
+  auto* record = current_->packets.at<TagRecord>(offset);
+  *record = TagRecord{where.file, where.function, where.line, messageBytes};
+  std::memcpy(record + 1, message.data(), messageBytes);
+  headerOf(packetPayload).tag = offset;
+}
+#endif
+
+}  // namespace reel

@@ -1,0 +1,219 @@
+#include "reel/runtime/renderer.h"
+
+namespace reel {
+namespace {
+
+bool isDestroy(CommandType type) {
+  switch (type) {
+    case CommandType::DestroyBuffer:
+    case CommandType::DestroyTexture:
+    case CommandType::DestroySampler:
+    case CommandType::DestroyShader:
+    case CommandType::DestroyPipeline:
+    case CommandType::DestroyRenderTarget: return true;
+    default: return false;
+  }
+}
+
+uint64_t hashSortedOrder(std::span<const SortEntry> sorted) {
+  uint64_t h = 14695981039346656037ull;
+  for (const SortEntry& e : sorted) {
+    uint32_t s = e.sequence;
+    for (int i = 0; i < 4; ++i, s >>= 8) {
+      h ^= s & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+}  // namespace
+
+Renderer::Renderer(Device& device, RendererConfig config)
+    : device_(device), config_(config), freeSlots_(static_cast<std::ptrdiff_t>(config.framesInFlight)) {
+  REEL_ASSERT(config.framesInFlight >= 1 && config.framesInFlight <= kMaxFramesInFlight,
+              "framesInFlight must be 1..4");
+  thread_ = std::thread([this] { renderLoop(); });
+}
+
+Renderer::~Renderer() {
+  flushAndWait();
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  workReady_.notify_one();
+  thread_.join();
+}
+
+void Renderer::kick() {
+  bool waited = false;
+  if (!freeSlots_.try_acquire()) {
+    waited = true;
+    freeSlots_.acquire();
+  }
+  uint32_t slot;
+  {
+    std::lock_guard lock(mutex_);
+    slot = (ringHead_ + ringCount_) % config_.framesInFlight;
+  }
+  // The slot is outside [head, head + count): the render thread does not look at it until published.
+  PendingFrame& frame = ring_[slot];
+  frame.frame = nextFrame_++;
+  frame.observer = observer_;
+  frame.requests = &resources_.handOver();
+  frame.buckets.clear();
+  for (auto& bucket : buckets_) frame.buckets.push_back({bucket.get(), &bucket->handOver()});
+  {
+    std::lock_guard lock(mutex_);
+    ++ringCount_;
+    ++stats_.framesKicked;
+    if (waited) ++stats_.kickWaits;
+  }
+  workReady_.notify_one();
+}
+
+void Renderer::flushAndWait() {
+  std::unique_lock lock(mutex_);
+  const uint64_t ticket = ++flushRequests_;
+  workReady_.notify_one();
+  frameDone_.wait(lock, [&] { return flushesDone_ >= ticket; });
+}
+
+RendererStats Renderer::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void Renderer::renderLoop() {
+  for (;;) {
+    PendingFrame* frame = nullptr;
+    bool flush = false;
+    uint64_t flushTicket = 0;
+    {
+      std::unique_lock lock(mutex_);
+      workReady_.wait(lock, [&] { return ringCount_ > 0 || flushRequests_ > flushesDone_ || stopping_; });
+      if (ringCount_ > 0) {
+        frame = &ring_[ringHead_];
+      } else if (flushRequests_ > flushesDone_) {
+        flush = true;
+        flushTicket = flushRequests_;
+      } else {
+        return;  // stopping, and nothing left
+      }
+    }
+    if (flush) {
+      // Every kicked frame is processed (the ring is empty): only the GPU may still be busy.
+      device_.waitIdle();
+      {
+        std::lock_guard lock(mutex_);
+        flushesDone_ = flushTicket;
+      }
+      frameDone_.notify_all();
+      continue;
+    }
+    const uint64_t translated = processFrame(*frame);
+    {
+      std::lock_guard lock(mutex_);
+      ringHead_ = (ringHead_ + 1) % config_.framesInFlight;
+      --ringCount_;
+      ++stats_.framesProcessed;
+      stats_.packetsTranslated += translated;
+    }
+    freeSlots_.release();
+    frameDone_.notify_all();
+  }
+}
+
+uint64_t Renderer::processFrame(PendingFrame& frame) {
+  device_.beginFrame(frame.frame);
+
+  // Creates and writes before the frame's commands, in request order; destroys after them.
+  const RequestStream& requests = *frame.requests;
+  deferredDestroys_.clear();
+  for (const uint32_t offset : requests.requests) {
+    const PacketHeader& h = requests.header(offset);
+    const auto type = static_cast<CommandType>(h.type);
+    if (isDestroy(type)) {
+      deferredDestroys_.push_back(offset);
+      continue;
+    }
+    dispatchPacket(device_, type, requests.payload(offset), PacketContext{requests.aux(h), nullptr});
+  }
+
+  // Merge every bucket's keys, bucket by bucket in creation order, then sort them all at once.
+  mergedPackets_.clear();
+  mergedBuckets_.clear();
+  sortEntries_.clear();
+  for (uint16_t b = 0; b < frame.buckets.size(); ++b) {
+    const BucketStream& stream = *frame.buckets[b].stream;
+    for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
+      const KeyEntry* entries = stream.keyBlock(block);
+      for (uint32_t i = 0, n = stream.keyBlockFill(block); i < n; ++i) {
+        sortEntries_.push_back(SortEntry{entries[i].key, static_cast<uint32_t>(mergedPackets_.size()), 0});
+        mergedPackets_.push_back(entries[i].packet);
+        mergedBuckets_.push_back(b);
+      }
+    }
+  }
+  radixSort(sortEntries_, sortScratch_);
+
+  FrameView view;
+  view.frame = frame.frame;
+  view.requests = frame.requests;
+  view.buckets = frame.buckets;
+  view.mergedPackets = mergedPackets_;
+  view.mergedBuckets = mergedBuckets_;
+  view.sorted = sortEntries_;
+  view.sortedOrderHash = hashSortedOrder(sortEntries_);
+  if (frame.observer) frame.observer->onFrame(view);
+
+  const uint64_t translated = translate(view);
+
+  for (const uint32_t offset : deferredDestroys_) {
+    const PacketHeader& h = requests.header(offset);
+    const auto type = static_cast<CommandType>(h.type);
+    dispatchPacket(device_, type, requests.payload(offset), PacketContext{requests.aux(h), nullptr});
+    uint32_t handleValue;
+    std::memcpy(&handleValue, requests.payload(offset), sizeof handleValue);
+    resources_.recycle(type, handleValue);
+  }
+
+  device_.endFrame(frame.frame);
+
+  // The streams may be recorded into again: the Vulkan device copied what it needed while translating.
+  for (const FrameBucketView& b : frame.buckets) {
+    const_cast<BucketStream*>(b.stream)->references.fetch_sub(1, std::memory_order_release);
+  }
+  frame.requests->references.fetch_sub(1, std::memory_order_release);
+  return translated;
+}
+
+uint64_t Renderer::translate(const FrameView& view) {
+  uint64_t count = 0;
+  for (const SortEntry& entry : view.sorted) {
+    const FrameBucketView& bucket = view.buckets[view.mergedBuckets[entry.sequence]];
+    const uint32_t packet = view.mergedPackets[entry.sequence];
+    auto dispatchChain = [&] {
+      FrameView::forEachInChain(*bucket.stream, packet, [&](const PacketView& p) {
+        dispatchPacket(device_, p.type, p.payload.data(), PacketContext{p.aux, p.tag});
+        ++count;
+      });
+    };
+    MaterialBinder* binder = bucket.bucket->materialBinder();
+    MaterialId material;
+    if (binder && bucket.bucket->keyMaterial(entry.key, material)) {
+      // Seed 001: the binder binds the material's next pass and says whether another one follows.
+      bool anotherPass;
+      do {
+        anotherPass = binder->bind(material, device_);
+        dispatchChain();
+      } while (anotherPass);
+    } else {
+      dispatchChain();
+    }
+  }
+  return count;
+}
+
+}  // namespace reel

@@ -1,0 +1,21 @@
+#include "reel/runtime/virtual_arena.h"
+
+#include <sys/mman.h>
+
+#include <new>
+
+#include "reel/runtime/assert.h"
+
+namespace reel {
+
+VirtualArena::VirtualArena(uint64_t reserveBytes) : capacity_(reserveBytes) {
+  REEL_ASSERT(reserveBytes > 0 && reserveBytes <= (uint64_t{1} << 32), "an arena reserves 1 byte to 4 GiB");
+  // MAP_NORESERVE: address space only; the kernel commits each page on first write.
+  void* p = mmap(nullptr, reserveBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  base_ = static_cast<std::byte*>(p);
+}
+
+VirtualArena::~VirtualArena() { munmap(base_, capacity_); }
+
+}  // namespace reel

@@ -1,0 +1,66 @@
+#include "reel/runtime/radix_sort.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+namespace reel {
+namespace {
+
+std::vector<SortEntry> withSequence(const std::vector<uint64_t>& keys) {
+  std::vector<SortEntry> entries;
+  for (uint32_t i = 0; i < keys.size(); ++i) entries.push_back({keys[i], i, 0});
+  return entries;
+}
+
+void expectMatchesStableSort(const std::vector<uint64_t>& keys) {
+  std::vector<SortEntry> expected = withSequence(keys);
+  std::stable_sort(expected.begin(), expected.end(), [](const SortEntry& a, const SortEntry& b) { return a.key < b.key; });
+  std::vector<SortEntry> actual = withSequence(keys);
+  std::vector<SortEntry> scratch;
+  radixSort(actual, scratch);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    ASSERT_EQ(actual[i].key, expected[i].key) << "at " << i;
+    ASSERT_EQ(actual[i].sequence, expected[i].sequence) << "tie order broken at " << i;
+  }
+}
+
+TEST(RadixSort, MatchesStableSortOnRandomKeys) {
+  std::mt19937_64 rng(1);
+  for (size_t n : {0u, 1u, 2u, 3u, 100u, 4097u, 100000u}) {
+    std::vector<uint64_t> keys(n);
+    for (auto& k : keys) k = rng();
+    expectMatchesStableSort(keys);
+  }
+}
+
+TEST(RadixSort, KeepsSubmissionOrderOfEqualKeys) {
+  expectMatchesStableSort(std::vector<uint64_t>(5000, 0x1234'5678'9abc'def0ull));
+  std::mt19937_64 rng(2);
+  std::vector<uint64_t> fewDistinct(20000);
+  for (auto& k : fewDistinct) k = (rng() % 7) << 40 | (rng() % 3);
+  expectMatchesStableSort(fewDistinct);
+}
+
+TEST(RadixSort, SortedAndReversedInput) {
+  std::vector<uint64_t> keys(30000);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = i * 0x0101'0101'0101ull;
+  expectMatchesStableSort(keys);
+  std::reverse(keys.begin(), keys.end());
+  expectMatchesStableSort(keys);
+}
+
+TEST(RadixSort, SkipsBytePassesThatNeverVary) {
+  std::vector<SortEntry> entries;
+  for (uint32_t i = 0; i < 1000; ++i) entries.push_back({uint64_t{(i * 7919u) % 256} << 24 | 0xAB00'0000'0000'0000ull, i, 0});
+  std::vector<SortEntry> scratch;
+  EXPECT_EQ(radixSort(entries, scratch), 1);  // only byte 3 varies
+  EXPECT_TRUE(std::is_sorted(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.key < b.key; }));
+  std::vector<SortEntry> same(100, SortEntry{42, 0, 0});
+  EXPECT_EQ(radixSort(same, scratch), 0);
+}
+
+}  // namespace
+}  // namespace reel

@@ -1,0 +1,319 @@
+#include "reel/runtime/renderer.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+
+#include "reel/runtime/null_device.h"
+
+namespace reel {
+namespace {
+
+using Kind = NullDevice::Call::Kind;
+
+std::vector<const NullDevice::Call*> commandsOfFrame(const NullDevice& device, uint64_t frame) {
+  std::vector<const NullDevice::Call*> out;
+  for (const auto& call : device.calls()) {
+    if (call.kind == Kind::Command && call.frame == frame) out.push_back(&call);
+  }
+  return out;
+}
+
+TEST(Renderer, DispatchesInKeyOrderAcrossBucketsWithTiesInRecordingOrder) {
+  NullDevice device;
+  Renderer renderer(device);
+  auto& world = renderer.createBucket<DrawKey>("world");
+  auto& overlay = renderer.createBucket<DrawKey>("overlay");
+  // Recorded out of order, over two buckets.
+  overlay.add<cmd::Draw>(DrawKey::draw(0, 3, Translucency::Opaque, {1, 0}, 0)).vertexCount = 5;
+  world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Normal, {1, 0}, 100)).vertexCount = 4;  // far
+  world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Normal, {1, 0}, 900)).vertexCount = 3;  // farther
+  world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {2, 0}, 50)).vertexCount = 2;
+  world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {1, 0}, 50)).vertexCount = 1;
+  world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {1, 0}, 50)).vertexCount = 11;  // tie: after 1
+  renderer.kick();
+  renderer.flushAndWait();
+
+  std::vector<uint32_t> order;
+  for (const auto* call : commandsOfFrame(device, 0)) order.push_back(call->as<cmd::Draw>().vertexCount);
+  EXPECT_EQ(order, (std::vector<uint32_t>{1, 11, 2, 3, 4, 5}));
+  EXPECT_EQ(device.takeErrors(), std::vector<std::string>{});
+}
+
+TEST(Renderer, ResourceRequestsComeBeforeCommandsAndDestroysAfter) {
+  NullDevice device;
+  Renderer renderer(device);
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  ResourceContext& resources = renderer.resources();
+  const std::byte bytes[16] = {};
+  const BufferHandle buffer = resources.createBuffer({.size = 16, .usage = buffer_usage::kVertex}, bytes);
+  bucket.add<cmd::BindVertexBuffer>(1).buffer = buffer;
+  EXPECT_TRUE(resources.destroy(buffer));
+  EXPECT_EQ(resources.state(buffer), HandleState::Stale) << "stale for the app at once";
+  EXPECT_FALSE(resources.destroy(buffer)) << "double destroy is refused";
+  const PipelineHandle pipeline = resources.createPipeline({});
+  bucket.add<cmd::BindPipeline>(0).pipeline = pipeline;
+  renderer.kick();
+  renderer.flushAndWait();
+
+  std::vector<CommandType> types;
+  for (const auto* call : commandsOfFrame(device, 0)) types.push_back(call->type);
+  EXPECT_EQ(types, (std::vector<CommandType>{CommandType::CreateBuffer, CommandType::CreatePipeline,
+                                             CommandType::BindPipeline, CommandType::BindVertexBuffer,
+                                             CommandType::DestroyBuffer}));
+  EXPECT_EQ(device.takeErrors(), std::vector<std::string>{}) << "the buffer is still live for its own frame";
+  EXPECT_EQ(device.liveResources(), 1u);
+  // The destroyed slot is free again only now that the device destroyed it.
+  EXPECT_EQ(resources.createBuffer({.size = 4}).index(), buffer.index());
+}
+
+TEST(Renderer, StaleHandleInAPacketIsReportedNotUsed) {
+  NullDevice device;
+  Renderer renderer(device);
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  const TextureHandle texture = renderer.resources().createTexture({.width = 4, .height = 4, .mipLevels = 1});
+  renderer.kick();
+  renderer.resources().destroy(texture);
+  renderer.kick();
+  bucket.add<cmd::BindTexture>(0).texture = texture;  // used after its destroy was applied
+  bucket.add<cmd::Draw>(1).vertexCount = 3;
+  renderer.kick();
+  renderer.flushAndWait();
+  const auto errors = device.takeErrors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("BindTexture.texture"), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("not live"), std::string::npos) << errors[0];
+  const auto frame2 = commandsOfFrame(device, 2);
+  ASSERT_EQ(frame2.size(), 1u) << "the bad packet is skipped, the rest of the frame runs";
+  EXPECT_EQ(frame2[0]->type, CommandType::Draw);
+}
+
+TEST(Renderer, EmptyFramesAdvanceTheRingWithoutDrift) {
+  // Raven's bug: skipping the handoff on a minimized frame left the render thread reading a queue that
+  // was never filled. Here every kick is one frame, empty or not; a frame's commands must come out in
+  // that frame, never in a later one, never twice.
+  for (uint32_t inFlight = 1; inFlight <= kMaxFramesInFlight; ++inFlight) {
+    NullDevice device;
+    Renderer renderer(device, {.framesInFlight = inFlight});
+    auto& bucket = renderer.createBucket<uint32_t>("b");
+    std::vector<bool> drew(40);
+    for (uint32_t f = 0; f < drew.size(); ++f) {
+      drew[f] = (f % 3 == 0) || (f % 7 == 5);
+      if (drew[f]) bucket.add<cmd::Draw>(0).vertexCount = f;
+      renderer.kick();
+    }
+    renderer.flushAndWait();
+    uint64_t expectedFrame = 0;
+    for (const auto& call : device.calls()) {
+      if (call.kind == Kind::BeginFrame) {
+        EXPECT_EQ(call.frame, expectedFrame);
+      }
+      if (call.kind == Kind::EndFrame) ++expectedFrame;
+    }
+    EXPECT_EQ(expectedFrame, drew.size());
+    for (uint32_t f = 0; f < drew.size(); ++f) {
+      const auto calls = commandsOfFrame(device, f);
+      ASSERT_EQ(calls.size(), drew[f] ? 1u : 0u) << "frame " << f << " in flight " << inFlight;
+      if (drew[f]) {
+        EXPECT_EQ(calls[0]->as<cmd::Draw>().vertexCount, f);
+      }
+    }
+  }
+}
+
+// A device whose frames can be held on the render thread, to observe backpressure.
+class GatedDevice final : public Device {
+ public:
+  const char* name() const override { return "gated"; }
+  void beginFrame(uint64_t frame) override {
+    std::unique_lock lock(mutex);
+    ++started;
+    changed.notify_all();
+    changed.wait(lock, [&] { return frame < released; });
+  }
+  void endFrame(uint64_t) override {
+    std::lock_guard lock(mutex);
+    ++finished;
+    changed.notify_all();
+  }
+  void waitIdle() override {}
+#define REEL_COMMAND(Name, Queue, ...) \
+  void execute(const cmd::Name&, const PacketContext&) override {}
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+
+  void release(uint64_t upTo) {
+    std::lock_guard lock(mutex);
+    released = upTo;
+    changed.notify_all();
+  }
+  void waitStarted(uint64_t n) {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return started >= n; });
+  }
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  uint64_t released = 0, started = 0, finished = 0;
+};
+
+TEST(Renderer, KickBlocksOnlyWhenAWholeRingIsPending) {
+  for (uint32_t inFlight = 1; inFlight <= kMaxFramesInFlight; ++inFlight) {
+    GatedDevice device;
+    {
+      Renderer renderer(device, {.framesInFlight = inFlight});
+      // Frame 0 is taken by the render thread and held in beginFrame; it still counts as in flight.
+      for (uint32_t i = 0; i < inFlight; ++i) renderer.kick();
+      device.waitStarted(1);
+      EXPECT_EQ(renderer.stats().kickWaits, 0u) << "in flight " << inFlight;
+
+      std::atomic<bool> returned{false};
+      std::thread app([&] {
+        renderer.kick();  // one more than the ring holds: must wait
+        returned = true;
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      EXPECT_FALSE(returned.load()) << "kick must block while " << inFlight << " frames are pending";
+      device.release(1);  // let frame 0 finish: exactly one slot frees up
+      app.join();
+      EXPECT_TRUE(returned.load());
+      EXPECT_EQ(renderer.stats().kickWaits, 1u);
+      device.release(UINT64_MAX);
+    }  // the destructor drains the pending frames
+    EXPECT_EQ(device.finished, inFlight + 1u);
+  }
+}
+
+TEST(Renderer, ShutdownWithFramesPendingProcessesThemAll) {
+  NullDevice device;
+  {
+    Renderer renderer(device, {.framesInFlight = 4});
+    auto& bucket = renderer.createBucket<uint32_t>("b");
+    for (uint32_t f = 0; f < 10; ++f) {
+      bucket.add<cmd::Draw>(0).vertexCount = f;
+      renderer.kick();
+    }
+  }
+  for (uint32_t f = 0; f < 10; ++f) ASSERT_EQ(commandsOfFrame(device, f).size(), 1u) << f;
+}
+
+TEST(Renderer, RetainedBucketIsSubmittedEveryFrameUntilReleased) {
+  NullDevice device;
+  Renderer renderer(device, {.framesInFlight = 3});
+  auto& post = renderer.createBucket<uint32_t>("post");
+  post.add<cmd::Draw>(0).vertexCount = 3;
+  post.setRetained(true);
+  for (int f = 0; f < 5; ++f) renderer.kick();
+  post.setRetained(false);
+  post.add<cmd::Draw>(0).vertexCount = 6;
+  renderer.kick();
+  renderer.kick();
+  renderer.flushAndWait();
+  for (uint64_t f = 0; f < 5; ++f) {
+    const auto calls = commandsOfFrame(device, f);
+    ASSERT_EQ(calls.size(), 1u) << f;
+    EXPECT_EQ(calls[0]->as<cmd::Draw>().vertexCount, 3u);
+  }
+  ASSERT_EQ(commandsOfFrame(device, 5).size(), 1u);
+  EXPECT_EQ(commandsOfFrame(device, 5)[0]->as<cmd::Draw>().vertexCount, 6u);
+  EXPECT_EQ(commandsOfFrame(device, 6).size(), 0u);
+}
+
+class CountingObserver final : public FrameObserver {
+ public:
+  void onFrame(const FrameView& frame) override {
+    frames.push_back(frame.frame);
+    packets.push_back(frame.sorted.size());
+    requests.push_back(frame.requests->requests.size());
+    hashes.push_back(frame.sortedOrderHash);
+  }
+  std::vector<uint64_t> frames, packets, requests, hashes;
+};
+
+TEST(Renderer, ObserverSeesEveryFrameWithItsRequestsAndSortedOrder) {
+  NullDevice device;
+  Renderer renderer(device);
+  CountingObserver observer;
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  bucket.add<cmd::Draw>(1);
+  renderer.kick();  // before the observer is installed: not seen
+  renderer.setObserver(&observer);
+  for (int f = 0; f < 3; ++f) {
+    renderer.resources().createSampler({});
+    for (uint32_t k = 0; k < 3; ++k) bucket.add<cmd::Draw>(f == 2 ? 3 - k : k);
+    renderer.kick();
+  }
+  renderer.setObserver(nullptr);
+  renderer.kick();
+  renderer.flushAndWait();
+  EXPECT_EQ(observer.frames, (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(observer.packets, (std::vector<uint64_t>{3, 3, 3}));
+  EXPECT_EQ(observer.requests, (std::vector<uint64_t>{1, 1, 1}));
+  EXPECT_EQ(observer.hashes[0], observer.hashes[1]) << "same recording order, same sorted order";
+  EXPECT_NE(observer.hashes[1], observer.hashes[2]) << "reversed recording changes the sorted sequence";
+}
+
+class TwoPassBinder final : public MaterialBinder {
+ public:
+  bool bind(MaterialId material, Device&) override {
+    bound.push_back(material.id * 10 + pass);
+    pass = (pass + 1) % 2;
+    return pass != 0;  // material 0 and every other one have two passes
+  }
+  uint32_t pass = 0;
+  std::vector<uint32_t> bound;
+};
+
+TEST(Renderer, MaterialBinderRunsEachPassOfTheMaterial) {
+  NullDevice device;
+  Renderer renderer(device);
+  TwoPassBinder binder;
+  auto& bucket = renderer.createBucket<DrawKey>("materials");
+  bucket.setMaterialBinder(&binder);
+  bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {2, 0}, 0)).vertexCount = 2;
+  bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {1, 0}, 0)).vertexCount = 1;
+  bucket.add<cmd::Draw>(DrawKey::command(0, 0, Translucency::Opaque, 0)).vertexCount = 9;  // no material
+  renderer.kick();
+  renderer.flushAndWait();
+  EXPECT_EQ(binder.bound, (std::vector<uint32_t>{10, 11, 20, 21}));
+  std::vector<uint32_t> order;
+  for (const auto* call : commandsOfFrame(device, 0)) order.push_back(call->as<cmd::Draw>().vertexCount);
+  EXPECT_EQ(order, (std::vector<uint32_t>{1, 1, 2, 2, 9}));
+}
+
+TEST(Renderer, RecordingFromSeveralThreadsReachesTheDeviceWhole) {
+  NullDevice device(/*recordCalls=*/true);
+  Renderer renderer(device, {.framesInFlight = 2});
+  auto& bucket = renderer.createBucket<DrawKey>("mt");
+  constexpr uint32_t kThreads = 3, kPerThread = 2000, kFrames = 4;
+  for (uint32_t f = 0; f < kFrames; ++f) {
+    std::vector<std::thread> threads;
+    for (uint32_t t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (uint32_t i = 0; i < kPerThread; ++i) {
+          const uint32_t id = t * kPerThread + i;
+          bucket.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {id % 64, 0}, id)).vertexCount = id;
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    renderer.kick();
+  }
+  renderer.flushAndWait();
+  for (uint32_t f = 0; f < kFrames; ++f) {
+    const auto calls = commandsOfFrame(device, f);
+    ASSERT_EQ(calls.size(), kThreads * kPerThread);
+    uint64_t previous = 0;
+    for (const auto* call : calls) {
+      const uint32_t id = call->as<cmd::Draw>().vertexCount;
+      const uint64_t key = DrawKey::draw(0, 1, Translucency::Opaque, {id % 64, 0}, id).bits;
+      ASSERT_GE(key, previous);
+      previous = key;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace reel
