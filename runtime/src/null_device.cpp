@@ -1,5 +1,6 @@
 #include "reel/runtime/null_device.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace reel {
@@ -39,6 +40,17 @@ bool NullDevice::check(Handle<K> handle, const char* command, const char* field)
 }
 
 namespace {
+NullDevice::BufferState initialBuffer(const BufferDesc& desc, std::span<const std::byte> aux) {
+  std::vector<std::byte> bytes(desc.size);
+  std::memcpy(bytes.data(), aux.data(), std::min<uint64_t>(aux.size(), desc.size));
+  return {desc, std::move(bytes)};
+}
+NullDevice::TextureState initialTexture(const TextureDesc& desc, std::span<const std::byte> aux) {
+  std::vector<std::byte> mip0(uint64_t{desc.width} * desc.height * formatBytesPerPixel(desc.format));
+  std::memcpy(mip0.data(), aux.data(), std::min<uint64_t>(aux.size(), mip0.size()));
+  return {desc, std::move(mip0)};
+}
+
 // Every handle field of a packet, nested descriptors included, through the command's field table.
 template <typename Fn>
 void forEachHandle(std::span<const FieldInfo> fields, const std::byte* data, Fn&& fn) {
@@ -90,27 +102,97 @@ void NullDevice::record(const T& packet, const PacketContext& context) {
 }
 
 // Creates and destroys keep the slot table; every other command is checked and recorded.
-#define REEL_TABLE_OPS(Create, Destroy, table, field)                                            \
+#define REEL_TABLE_OPS(Create, Destroy, table, field, makeState)                                 \
   void NullDevice::execute(const cmd::Create& p, const PacketContext& c) {                       \
-    if (!table.insert(p.field, p.desc)) reportError(std::string(#Create ": slot already live")); \
+    if (!table.insert(p.field, makeState)) reportError(std::string(#Create ": slot already live")); \
     record(p, c);                                                                                \
   }                                                                                              \
   void NullDevice::execute(const cmd::Destroy& p, const PacketContext& c) {                      \
     if (!table.take(p.field)) reportError(std::string(#Destroy ": handle is not live"));         \
     record(p, c);                                                                                \
   }
-REEL_TABLE_OPS(CreateBuffer, DestroyBuffer, buffers_, buffer)
-REEL_TABLE_OPS(CreateTexture, DestroyTexture, textures_, texture)
-REEL_TABLE_OPS(CreateSampler, DestroySampler, samplers_, sampler)
-REEL_TABLE_OPS(CreateShader, DestroyShader, shaders_, shader)
-REEL_TABLE_OPS(CreatePipeline, DestroyPipeline, pipelines_, pipeline)
-REEL_TABLE_OPS(CreateRenderTarget, DestroyRenderTarget, targets_, target)
+REEL_TABLE_OPS(CreateBuffer, DestroyBuffer, buffers_, buffer, initialBuffer(p.desc, c.aux))
+REEL_TABLE_OPS(CreateTexture, DestroyTexture, textures_, texture, initialTexture(p.desc, c.aux))
+REEL_TABLE_OPS(CreateSampler, DestroySampler, samplers_, sampler, p.desc)
+REEL_TABLE_OPS(CreateShader, DestroyShader, shaders_, shader, p.desc)
+REEL_TABLE_OPS(CreatePipeline, DestroyPipeline, pipelines_, pipeline, p.desc)
+REEL_TABLE_OPS(CreateRenderTarget, DestroyRenderTarget, targets_, target, p.desc)
 #undef REEL_TABLE_OPS
+
+void NullDevice::writeTexels(TextureState& texture, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
+                             const std::byte* texels, uint32_t sourcePitch) {
+  const uint32_t bpp = formatBytesPerPixel(texture.desc.format);
+  const uint32_t pitch = texture.desc.width * bpp;
+  for (uint32_t row = 0; row < height && y + row < texture.desc.height; ++row) {
+    const uint32_t columns = std::min(width, texture.desc.width - std::min(x, texture.desc.width));
+    std::memcpy(texture.mip0.data() + uint64_t{y + row} * pitch + uint64_t{x} * bpp,
+                texels + uint64_t{row} * sourcePitch, uint64_t{columns} * bpp);
+  }
+}
+
+void NullDevice::execute(const cmd::WriteBuffer& p, const PacketContext& c) {
+  if (BufferState* b = buffers_.find(p.buffer); b && p.offset <= b->bytes.size()) {
+    std::memcpy(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
+  }
+  record(p, c);
+}
+
+void NullDevice::execute(const cmd::UpdateBuffer& p, const PacketContext& c) {
+  if (BufferState* b = buffers_.find(p.buffer); b && p.offset <= b->bytes.size()) {
+    std::memcpy(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
+  }
+  record(p, c);
+}
+
+void NullDevice::execute(const cmd::CopyBuffer& p, const PacketContext& c) {
+  BufferState* from = buffers_.find(p.source);
+  BufferState* to = buffers_.find(p.destination);
+  if (from && to && p.sourceOffset + p.size <= from->bytes.size() && p.destinationOffset + p.size <= to->bytes.size()) {
+    std::memmove(to->bytes.data() + p.destinationOffset, from->bytes.data() + p.sourceOffset, p.size);
+  }
+  record(p, c);
+}
+
+void NullDevice::execute(const cmd::WriteTexture& p, const PacketContext& c) {
+  if (TextureState* t = textures_.find(p.texture); t && p.mipLevel == 0) {
+    const uint32_t pitch = p.width * formatBytesPerPixel(t->desc.format);
+    if (uint64_t{pitch} * p.height <= c.aux.size()) writeTexels(*t, p.x, p.y, p.width, p.height, c.aux.data(), pitch);
+  }
+  record(p, c);
+}
+
+void NullDevice::execute(const cmd::CopyTexture& p, const PacketContext& c) {
+  TextureState* from = textures_.find(p.source);
+  TextureState* to = textures_.find(p.destination);
+  if (from && to && from->desc.format == to->desc.format && p.sourceX >= 0 && p.sourceY >= 0 &&
+      p.destinationX >= 0 && p.destinationY >= 0 && p.sourceX + p.width <= from->desc.width &&
+      p.sourceY + p.height <= from->desc.height) {
+    const uint32_t bpp = formatBytesPerPixel(from->desc.format);
+    const uint32_t pitch = from->desc.width * bpp;
+    const std::vector<std::byte> source = from->mip0;  // copy: source and destination may be one texture
+    writeTexels(*to, p.destinationX, p.destinationY, p.width, p.height,
+                source.data() + uint64_t(p.sourceY) * pitch + uint64_t(p.sourceX) * bpp, pitch);
+  }
+  record(p, c);
+}
+
+Result<std::vector<std::byte>> NullDevice::readBuffer(BufferHandle buffer) {
+  const BufferState* b = buffers_.find(buffer);
+  if (!b) return fail("readBuffer: buffer #", buffer.index(), " is not live");
+  return b->bytes;
+}
+
+Result<std::vector<std::byte>> NullDevice::readTexture(TextureHandle texture, uint32_t mipLevel) {
+  const TextureState* t = textures_.find(texture);
+  if (!t) return fail("readTexture: texture #", texture.index(), " is not live");
+  if (mipLevel >= std::max(1u, t->desc.mipLevels)) return fail("readTexture: mip ", mipLevel, " out of range");
+  if (mipLevel == 0) return t->mip0;
+  const uint32_t w = std::max(1u, t->desc.width >> mipLevel), h = std::max(1u, t->desc.height >> mipLevel);
+  return std::vector<std::byte>(uint64_t{w} * h * formatBytesPerPixel(t->desc.format));
+}
 
 #define REEL_RECORD(Name) \
   void NullDevice::execute(const cmd::Name& p, const PacketContext& c) { record(p, c); }
-REEL_RECORD(WriteBuffer)
-REEL_RECORD(WriteTexture)
 REEL_RECORD(BeginRenderPass)
 REEL_RECORD(EndRenderPass)
 REEL_RECORD(SetViewport)
@@ -127,9 +209,6 @@ REEL_RECORD(DrawIndexed)
 REEL_RECORD(DrawInstanced)
 REEL_RECORD(DrawIndexedInstanced)
 REEL_RECORD(Dispatch)
-REEL_RECORD(CopyBuffer)
-REEL_RECORD(UpdateBuffer)
-REEL_RECORD(CopyTexture)
 REEL_RECORD(BlitTexture)
 REEL_RECORD(DebugMarkerBegin)
 REEL_RECORD(DebugMarkerEnd)

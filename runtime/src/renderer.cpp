@@ -126,6 +126,7 @@ void Renderer::renderLoop() {
 }
 
 uint64_t Renderer::processFrame(PendingFrame& frame) {
+  if (frame.observer) frame.observer->onFrameStart(FrameStart{frame.frame, &device_, &live_});
   device_.beginFrame(frame.frame);
 
   // Creates and writes before the frame's commands, in request order; destroys after them.
@@ -139,6 +140,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
       continue;
     }
     dispatchPacket(device_, type, requests.payload(offset), PacketContext{requests.aux(h), nullptr});
+    live_.onCreate(type, {requests.payload(offset), commandInfo(type).size}, requests.aux(h));
   }
 
   // Merge every bucket's keys, bucket by bucket in creation order, then sort them all at once.
@@ -176,6 +178,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     dispatchPacket(device_, type, requests.payload(offset), PacketContext{requests.aux(h), nullptr});
     uint32_t handleValue;
     std::memcpy(&handleValue, requests.payload(offset), sizeof handleValue);
+    live_.onDestroy(type, handleValue);
     resources_.recycle(type, handleValue);
   }
 

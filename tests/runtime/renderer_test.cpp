@@ -127,6 +127,9 @@ TEST(Renderer, EmptyFramesAdvanceTheRingWithoutDrift) {
 class GatedDevice final : public Device {
  public:
   const char* name() const override { return "gated"; }
+  DeviceInfo info() const override { return {"gated", "test", "0", "null"}; }
+  Result<std::vector<std::byte>> readBuffer(BufferHandle) override { return fail("gated: no contents"); }
+  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override { return fail("gated: no contents"); }
   void beginFrame(uint64_t frame) override {
     std::unique_lock lock(mutex);
     ++started;
@@ -253,6 +256,57 @@ TEST(Renderer, ObserverSeesEveryFrameWithItsRequestsAndSortedOrder) {
   EXPECT_EQ(observer.requests, (std::vector<uint64_t>{1, 1, 1}));
   EXPECT_EQ(observer.hashes[0], observer.hashes[1]) << "same recording order, same sorted order";
   EXPECT_NE(observer.hashes[1], observer.hashes[2]) << "reversed recording changes the sorted sequence";
+}
+
+// What a capture starting at some frame needs: the live resources before that frame's requests, with
+// their contents as the device holds them.
+class SnapshotObserver final : public FrameObserver {
+ public:
+  void onFrameStart(const FrameStart& start) override {
+    if (start.frame != snapshotFrame) return;
+    start.live->forEach([&](const LiveResources::Entry& entry) {
+      types.push_back(entry.createType);
+      if (entry.createType == CommandType::CreateBuffer) {
+        auto bytes = start.device->readBuffer(BufferHandle{entry.handle});
+        ASSERT_TRUE(bytes.ok()) << bytes.error().message;
+        contents = bytes.value();
+      }
+      if (entry.createType == CommandType::CreateShader) shaderCode = entry.aux;
+    });
+  }
+  void onFrame(const FrameView&) override {}
+  uint64_t snapshotFrame = 2;
+  std::vector<CommandType> types;
+  std::vector<std::byte> contents, shaderCode;
+};
+
+TEST(Renderer, ObserverSeesLiveResourcesAndTheirContentsAtFrameStart) {
+  NullDevice device;
+  Renderer renderer(device);
+  SnapshotObserver observer;
+  renderer.setObserver(&observer);
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  ResourceContext& resources = renderer.resources();
+  const std::byte code[8] = {std::byte{3}, std::byte{2}, std::byte{0x23}, std::byte{7}};
+  const ShaderHandle shader = resources.createShader({ShaderStage::Vertex}, code);
+  const BufferHandle buffer = resources.createBuffer({.size = 8}, std::vector<std::byte>(8, std::byte{1}));
+  const TextureHandle gone = resources.createTexture({.width = 2, .height = 2, .mipLevels = 1, .format = Format::RGBA8Unorm});
+  renderer.kick();  // frame 0
+  resources.destroy(gone);
+  const std::byte update[2] = {std::byte{9}, std::byte{9}};
+  auto& write = bucket.addWithData<cmd::UpdateBuffer>(0, update, sizeof update);  // written by a command
+  write.buffer = buffer;
+  write.offset = 6;
+  renderer.kick();  // frame 1
+  resources.createSampler({});  // created in frame 2 itself: not part of the state before it
+  renderer.kick();  // frame 2
+  renderer.flushAndWait();
+  EXPECT_EQ(observer.types, (std::vector<CommandType>{CommandType::CreateBuffer, CommandType::CreateShader}));
+  std::vector<std::byte> expected(8, std::byte{1});
+  expected[6] = expected[7] = std::byte{9};
+  EXPECT_EQ(observer.contents, expected);
+  EXPECT_EQ(observer.shaderCode, std::vector<std::byte>(std::begin(code), std::end(code)));
+  (void)shader;
 }
 
 class TwoPassBinder final : public MaterialBinder {

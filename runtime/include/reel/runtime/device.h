@@ -12,9 +12,18 @@
 #include <vector>
 
 #include "reel/runtime/commands.h"
+#include "reel/runtime/result.h"
 #include "reel/runtime/tags.h"
 
 namespace reel {
+
+// What a device is, as a trace header records it.
+struct DeviceInfo {
+  std::string name;        // "llvmpipe (LLVM 15.0.6, 256 bits)", "NVIDIA H100 80GB HBM3"
+  std::string driver;      // driver name and version
+  std::string apiVersion;  // "1.3.230"
+  std::string type;        // "cpu", "discrete", "integrated", "virtual", "null"
+};
 
 // What a packet carries besides its fields.
 struct PacketContext {
@@ -27,6 +36,7 @@ class Device {
   virtual ~Device() = default;
 
   virtual const char* name() const = 0;
+  virtual DeviceInfo info() const = 0;
   // Brackets one frame's work. endFrame submits it; it may return before the GPU is done.
   virtual void beginFrame(uint64_t frame) = 0;
   virtual void endFrame(uint64_t frame) = 0;
@@ -36,6 +46,12 @@ class Device {
 #define REEL_COMMAND(Name, Queue, ...) virtual void execute(const cmd::Name& packet, const PacketContext& context) = 0;
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND
+
+  // Contents of a live resource as the GPU last left them, for capture: called on the render thread
+  // (from a FrameObserver), it waits for the submitted work that writes the resource. A texture comes
+  // back tightly packed, row by row, in its own format.
+  virtual Result<std::vector<std::byte>> readBuffer(BufferHandle buffer) = 0;
+  virtual Result<std::vector<std::byte>> readTexture(TextureHandle texture, uint32_t mipLevel) = 0;
 
   // Problems found while translating (a stale handle in a packet, a failed allocation): reported, and the
   // command skipped, never a crash. Any thread may collect them.

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "reel/runtime/command_bucket.h"
+#include "reel/runtime/device.h"
+#include "reel/runtime/live_resources.h"
 #include "reel/runtime/radix_sort.h"
 #include "reel/runtime/resource_context.h"
 
@@ -43,9 +45,19 @@ struct FrameView {
   static void forEachInChain(const BucketStream& stream, uint32_t packet, Fn&& fn);
 };
 
+// The state before a frame's requests are applied: what a capture that starts at this frame records
+// first (every live resource's create request, and its contents read back from the device).
+struct FrameStart {
+  uint64_t frame = 0;
+  Device* device = nullptr;
+  const LiveResources* live = nullptr;
+};
+
 class FrameObserver {
  public:
   virtual ~FrameObserver() = default;
+  // Called on the render thread before the frame's resource requests are applied.
+  virtual void onFrameStart(const FrameStart&) {}
   // Called on the render thread after the frame is sorted, before it is translated.
   virtual void onFrame(const FrameView& frame) = 0;
 };

@@ -29,9 +29,24 @@ class NullDevice final : public Device {
     }
   };
 
+  // What the device holds for a buffer / texture.
+  struct BufferState {
+    BufferDesc desc;
+    std::vector<std::byte> bytes;
+  };
+  struct TextureState {
+    TextureDesc desc;
+    std::vector<std::byte> mip0;
+  };
+
   explicit NullDevice(bool recordCalls = true) : recordCalls_(recordCalls) {}
 
   const char* name() const override { return "null"; }
+  DeviceInfo info() const override { return {"null", "reel null device", "0", "null"}; }
+  // The null device keeps buffer and texture bytes as the requests and the copy/update commands leave
+  // them; it does not rasterize, so draws, dispatches and blits change nothing.
+  Result<std::vector<std::byte>> readBuffer(BufferHandle buffer) override;
+  Result<std::vector<std::byte>> readTexture(TextureHandle texture, uint32_t mipLevel) override;
   void beginFrame(uint64_t frame) override;
   void endFrame(uint64_t frame) override;
   void waitIdle() override {}
@@ -56,8 +71,11 @@ class NullDevice final : public Device {
   uint64_t frame_ = 0;
   uint64_t commandCount_ = 0;
   std::vector<Call> calls_;
-  ResourceTable<ResourceKind::Buffer, BufferDesc> buffers_;
-  ResourceTable<ResourceKind::Texture, TextureDesc> textures_;
+  void writeTexels(TextureState& texture, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
+                   const std::byte* texels, uint32_t sourcePitch);
+
+  ResourceTable<ResourceKind::Buffer, BufferState> buffers_;
+  ResourceTable<ResourceKind::Texture, TextureState> textures_;
   ResourceTable<ResourceKind::Sampler, SamplerDesc> samplers_;
   ResourceTable<ResourceKind::Shader, ShaderDesc> shaders_;
   ResourceTable<ResourceKind::Pipeline, PipelineDesc> pipelines_;

@@ -117,6 +117,7 @@ class Renderer {
   std::vector<SortEntry> sortEntries_;
   std::vector<SortEntry> sortScratch_;
   std::vector<uint32_t> deferredDestroys_;
+  LiveResources live_;
 
   std::thread thread_;  // last: starts after everything above exists
 };

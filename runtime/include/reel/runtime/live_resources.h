@@ -1,0 +1,43 @@
+#pragma once
+// The create requests of every resource alive on the device, kept by the render thread as it applies
+// requests, so that a capture starting at frame N can write what is needed to rebuild frame N: each
+// live resource's descriptor (and a shader's code) from here, its current contents from the device.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "reel/runtime/commands.h"
+
+namespace reel {
+
+class LiveResources {
+ public:
+  struct Entry {
+    CommandType createType = CommandType::Count;
+    uint32_t handle = 0;
+    std::vector<std::byte> payload;  // the create packet
+    std::vector<std::byte> aux;      // kept for shaders (their code); contents of buffers and textures are read back
+  };
+
+  // Render thread, as requests are applied.
+  void onCreate(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux);
+  void onDestroy(CommandType type, uint32_t handle);
+
+  // Calls fn(const Entry&) for every live resource, kinds in dependency order (buffers, textures, samplers,
+  // shaders, pipelines, render targets), slots in index order.
+  template <typename Fn>
+  void forEach(Fn&& fn) const {
+    for (const auto& kind : byKind_) {
+      for (const Entry& entry : kind) {
+        if (entry.createType != CommandType::Count) fn(entry);
+      }
+    }
+  }
+  size_t count() const;
+
+ private:
+  std::vector<Entry> byKind_[static_cast<size_t>(ResourceKind::Count)];
+};
+
+}  // namespace reel
