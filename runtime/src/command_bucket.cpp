@@ -23,8 +23,7 @@ thread_local CommandBucketBase::ThreadCursor CommandBucketBase::threadCursors_[k
 
 BucketStream::BucketStream(const BucketConfig& config)
     : packets(config.packetBytes),
-      keys(uint64_t{config.maxKeys} * sizeof(KeyEntry)),
-      keyFill((uint64_t{config.maxKeys} / kKeyBlockEntries + 1) * sizeof(uint32_t)) {}
+      keys(uint64_t{config.maxKeys} * sizeof(KeyEntry)) {}
 
 size_t BucketStream::keyCount() const {
   size_t n = 0;
@@ -34,7 +33,7 @@ size_t BucketStream::keyCount() const {
 
 CommandBucketBase::CommandBucketBase(std::string name, const char* keyTypeName, const BucketConfig& config)
     : name_(std::move(name)), keyTypeName_(keyTypeName), config_(config), id_(nextEpoch()) {
-  REEL_ASSERT(config.maxKeys % BucketStream::kKeyBlockEntries == 0, "maxKeys must be a multiple of 256");
+  REEL_ASSERT(config.maxKeys % BucketStream::kKeyBlockEntries == 0, "maxKeys must be a multiple of BucketStream::kKeyBlockEntries");
   current_ = &acquireFreeStream();
   resetStream(*current_);
 }
@@ -82,7 +81,9 @@ uint32_t CommandBucketBase::allocatePacket(uint32_t payloadBytes, uint32_t auxBy
 }
 
 void CommandBucketBase::refillPackets(ThreadCursor& cursor, uint32_t need) {
-  const uint32_t block = need > BucketStream::kPacketBlockBytes ? need : BucketStream::kPacketBlockBytes;
+  uint32_t block = cursor.nextBlockBytes;
+  if (block < BucketStream::kMaxPacketBlockBytes) cursor.nextBlockBytes = block * 2;
+  if (need > block) block = need;
   const uint32_t offset = current_->packets.claim(block);
   if (offset == VirtualArena::kNoSpace) outOfSpace(name_, "packet memory");
   cursor.packetPos = offset;
@@ -94,7 +95,7 @@ void CommandBucketBase::refillKeys(ThreadCursor& cursor) {
   const uint32_t offset = current_->keys.claim(kBlockBytes);
   if (offset == VirtualArena::kNoSpace) outOfSpace(name_, "keys");
   const uint32_t first = offset / sizeof(KeyEntry);
-  *current_->keyFill.at<uint32_t>(first / BucketStream::kKeyBlockEntries * 4) = 0;
+  std::memset(current_->keys.at<KeyEntry>(offset), 0, kBlockBytes);
   cursor.keyPos = first;
   cursor.keyEnd = first + BucketStream::kKeyBlockEntries;
 }

@@ -3,51 +3,66 @@
 #include <cstring>
 
 namespace reel {
+namespace {
+
+// 11-bit digits: six passes cover 64 bits (eight with bytes), and 2048 counters per digit still fit
+// in L1/L2 next to the scatter targets. Measured on the 2-core EPYC VM, 1M draw-like keys: about as fast
+// as 8-bit digits when every bit varies, faster when digits can be skipped.
+constexpr int kDigitBits = 11;
+constexpr int kMaxDigits = (64 + kDigitBits - 1) / kDigitBits;
+constexpr uint32_t kBuckets = 1u << kDigitBits;
+constexpr uint64_t kDigitMask = kBuckets - 1;
+
+}  // namespace
 
 int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch) {
   const size_t n = entries.size();
   if (n < 2) return 0;
   scratch.resize(n);
 
-  // One read builds the histograms of all eight key bytes.
-  uint32_t histogram[8][256];
-  std::memset(histogram, 0, sizeof histogram);
+  // Bits that differ between any two keys. Digits are placed on them only: a draw key's constant
+  // fields (one viewport, an unused pass) cost no pass, and a digit starts at a bit that varies.
+  const uint64_t first = entries[0].key;
+  uint64_t varying = 0;
+  for (const SortEntry& e : entries) varying |= e.key ^ first;
+  int shifts[kMaxDigits];
+  int digits = 0;
+  for (int bit = 0; bit < 64 && (varying >> bit) != 0;) {
+    if (((varying >> bit) & 1) == 0) {
+      ++bit;
+      continue;
+    }
+    shifts[digits++] = bit;
+    bit += kDigitBits;
+  }
+
+  // One read builds the histograms of every digit.
+  uint32_t histogram[kMaxDigits * kBuckets];  // 48 KiB on the stack
+  std::memset(histogram, 0, sizeof(uint32_t) * size_t(digits) * kBuckets);
   for (const SortEntry& e : entries) {
-    const uint64_t k = e.key;
-    ++histogram[0][k & 0xff];
-    ++histogram[1][(k >> 8) & 0xff];
-    ++histogram[2][(k >> 16) & 0xff];
-    ++histogram[3][(k >> 24) & 0xff];
-    ++histogram[4][(k >> 32) & 0xff];
-    ++histogram[5][(k >> 40) & 0xff];
-    ++histogram[6][(k >> 48) & 0xff];
-    ++histogram[7][k >> 56];
+    for (int d = 0; d < digits; ++d) ++histogram[size_t(d) * kBuckets + ((e.key >> shifts[d]) & kDigitMask)];
   }
 
   SortEntry* from = entries.data();
   SortEntry* to = scratch.data();
-  int passes = 0;
-  for (int byte = 0; byte < 8; ++byte) {
-    uint32_t* counts = histogram[byte];
-    const uint32_t firstByte = static_cast<uint32_t>((from[0].key >> (byte * 8)) & 0xff);
-    if (counts[firstByte] == n) continue;  // every key has the same byte here: the pass would not move anything
-
-    uint32_t offsets[256];
+  for (int d = 0; d < digits; ++d) {
+    uint32_t* counts = histogram + size_t(d) * kBuckets;
+    const int shift = shifts[d];
+    // Counts become each bucket's first output position.
     uint32_t sum = 0;
-    for (int b = 0; b < 256; ++b) {
-      offsets[b] = sum;
-      sum += counts[b];
+    for (uint32_t b = 0; b < kBuckets; ++b) {
+      const uint32_t c = counts[b];
+      counts[b] = sum;
+      sum += c;
     }
-    const int shift = byte * 8;
     for (size_t i = 0; i < n; ++i) {
       const SortEntry e = from[i];
-      to[offsets[(e.key >> shift) & 0xff]++] = e;
+      to[counts[(e.key >> shift) & kDigitMask]++] = e;
     }
     std::swap(from, to);
-    ++passes;
   }
   if (from != entries.data()) std::memcpy(entries.data(), from, n * sizeof(SortEntry));
-  return passes;
+  return digits;
 }
 
 }  // namespace reel

@@ -52,11 +52,12 @@ TEST(RadixSort, SortedAndReversedInput) {
   expectMatchesStableSort(keys);
 }
 
-TEST(RadixSort, SkipsBytePassesThatNeverVary) {
+TEST(RadixSort, SkipsDigitPassesThatNeverVary) {
   std::vector<SortEntry> entries;
+  // Only bits 24..31 vary: they all lie in the third 11-bit digit (bits 22..32).
   for (uint32_t i = 0; i < 1000; ++i) entries.push_back({uint64_t{(i * 7919u) % 256} << 24 | 0xAB00'0000'0000'0000ull, i, 0});
   std::vector<SortEntry> scratch;
-  EXPECT_EQ(radixSort(entries, scratch), 1);  // only byte 3 varies
+  EXPECT_EQ(radixSort(entries, scratch), 1);
   EXPECT_TRUE(std::is_sorted(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.key < b.key; }));
   std::vector<SortEntry> same(100, SortEntry{42, 0, 0});
   EXPECT_EQ(radixSort(same, scratch), 0);

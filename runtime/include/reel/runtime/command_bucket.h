@@ -11,9 +11,9 @@
 //   std::memcpy(geometry.aux(upload).data(), &uniforms, sizeof(uniforms));
 //   renderer.kick();  // the render thread merges every bucket, radix-sorts the keys and translates
 //
-// Memory: each thread claims blocks (16 KiB of packets, 256 keys) from the bucket's arenas with one
+// Memory: each thread claims blocks (16 to 256 KiB of packets, 2048 keys) from the bucket's arenas with one
 // atomic add, then bump-allocates inside them without any atomic, so `add` is a few stores and threads
-// do not contend. Packets are 8-byte aligned; nothing is allocated on the heap per packet.
+// share no cache line. Packets are 8-byte aligned; nothing is allocated on the heap per packet.
 //
 // Frames: the bucket keeps one stream (packet arena + key arena) per frame in flight plus one; the
 // renderer hands the recorded stream to the render thread at kick() and gives the app a free one.
@@ -43,6 +43,10 @@ namespace reel {
 class Device;
 
 inline constexpr uint32_t kMaxFramesInFlight = 4;
+// Frames whose streams a FrameObserver may keep after onFrame returns (frame.h). Every bucket and the
+// resource context hold that many spare streams (created only when needed), so kick() always finds a
+// free one while an observer reads retained frames on another thread.
+inline constexpr uint32_t kMaxObserverRetainedFrames = 2;
 
 // Precedes every packet's payload in a bucket arena. Offsets are arena-relative; 0 means none (the
 // arena's first 8 bytes are never handed out).
@@ -61,11 +65,13 @@ struct PacketHeader {
 };
 static_assert(sizeof(PacketHeader) % 8 == 0);
 
-// One key of a bucket: the packet it sorts.
+// One key of a bucket: the packet it sorts. A key block is zeroed when a thread claims it and filled
+// front to back by that thread alone, so the first entry with written == 0 ends the block. (A shared
+// fill counter per block would put two threads' counters on one cache line: false sharing on every add.)
 struct KeyEntry {
   uint64_t key;
   uint32_t packet;
-  uint32_t reserved;
+  uint32_t written;
 };
 
 // Runs a material's passes (seed 001): called by the render thread before the first packet of each
@@ -84,16 +90,20 @@ struct BucketConfig {
 
 // A bucket's recording of one frame.
 struct BucketStream {
-  static constexpr uint32_t kPacketBlockBytes = 16u << 10;
-  static constexpr uint32_t kKeyBlockEntries = 256;
+  // A thread's packet blocks grow from 16 KiB to 256 KiB: small buckets stay small, and two threads
+  // recording a large bucket write far apart. (With 16 KiB blocks only, two threads interleaving in
+  // one arena ran at half the speed of two buckets on the 2-core VM; with 256 KiB they match it.)
+  static constexpr uint32_t kFirstPacketBlockBytes = 16u << 10;
+  static constexpr uint32_t kMaxPacketBlockBytes = 256u << 10;
+  static constexpr uint32_t kKeyBlockEntries = 2048;
 
   explicit BucketStream(const BucketConfig& config);
 
   VirtualArena packets;
   VirtualArena keys;      // KeyEntry blocks
-  VirtualArena keyFill;   // one uint32 per key block: entries written in it
   uint64_t epoch = 0;     // changes whenever the stream is reset: stale thread cursors notice
-  std::atomic<uint32_t> references{0};  // frames handed to the render thread that read this stream
+  // Frames handed to the render thread that read this stream, plus observers that retain it (frame.h).
+  mutable std::atomic<uint32_t> references{0};
 
   uint32_t keyBlockCount() const {
     return static_cast<uint32_t>(keys.used() / (kKeyBlockEntries * sizeof(KeyEntry)));
@@ -101,7 +111,12 @@ struct BucketStream {
   const KeyEntry* keyBlock(uint32_t block) const {
     return keys.at<KeyEntry>(block * kKeyBlockEntries * static_cast<uint32_t>(sizeof(KeyEntry)));
   }
-  uint32_t keyBlockFill(uint32_t block) const { return *keyFill.at<uint32_t>(block * 4); }
+  uint32_t keyBlockFill(uint32_t block) const {
+    const KeyEntry* entries = keyBlock(block);
+    uint32_t n = 0;
+    while (n < kKeyBlockEntries && entries[n].written) ++n;
+    return n;
+  }
   const PacketHeader& header(uint32_t packet) const { return *packets.at<PacketHeader>(packet); }
   const std::byte* payload(uint32_t packet) const { return packets.base() + packet + sizeof(PacketHeader); }
   std::span<const std::byte> aux(const PacketHeader& h) const {
@@ -203,6 +218,7 @@ class CommandBucketBase {
     uint64_t epoch = 0;
     uint32_t packetPos = 0, packetEnd = 0;
     uint32_t keyPos = 0, keyEnd = 0;
+    uint32_t nextBlockBytes = BucketStream::kFirstPacketBlockBytes;
   };
   static constexpr uint32_t kCursorSlots = 16;
 
@@ -231,9 +247,7 @@ class CommandBucketBase {
   void pushKey(ThreadCursor& cursor, uint64_t keyBits, uint32_t packet) {
     if (cursor.keyPos == cursor.keyEnd) refillKeys(cursor);
     const uint32_t index = cursor.keyPos++;
-    *current_->keys.at<KeyEntry>(index * static_cast<uint32_t>(sizeof(KeyEntry))) = KeyEntry{keyBits, packet, 0};
-    *current_->keyFill.at<uint32_t>(index / BucketStream::kKeyBlockEntries * 4) =
-        index % BucketStream::kKeyBlockEntries + 1;
+    *current_->keys.at<KeyEntry>(index * static_cast<uint32_t>(sizeof(KeyEntry))) = KeyEntry{keyBits, packet, 1};
   }
   void refillPackets(ThreadCursor& cursor, uint32_t need);
   void refillKeys(ThreadCursor& cursor);
@@ -255,7 +269,7 @@ class CommandBucketBase {
   const char* keyTypeName_;
   BucketConfig config_;
   uint64_t id_;
-  std::array<std::unique_ptr<BucketStream>, kMaxFramesInFlight + 1> streams_;
+  std::array<std::unique_ptr<BucketStream>, kMaxFramesInFlight + 1 + kMaxObserverRetainedFrames> streams_;
   BucketStream* current_ = nullptr;
   bool retained_ = false;
   MaterialBinder* binder_ = nullptr;

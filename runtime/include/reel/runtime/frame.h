@@ -59,6 +59,13 @@ class FrameObserver {
   // Called on the render thread before the frame's resource requests are applied.
   virtual void onFrameStart(const FrameStart&) {}
   // Called on the render thread after the frame is sorted, before it is translated.
+  //
+  // Instead of copying the frame here, an observer may read it later on another thread by retaining
+  // its streams: one more `references` on *frame.requests and on every bucket's stream keeps them from
+  // being reset or recorded into; it gives them back with references.fetch_sub(1,
+  // std::memory_order_release) from any thread, after its last read. At most kMaxObserverRetainedFrames
+  // frames may be retained at once (the stream pools hold that many spares). The bucket objects
+  // themselves (name, key layout) live as long as the renderer.
   virtual void onFrame(const FrameView& frame) = 0;
 };
 

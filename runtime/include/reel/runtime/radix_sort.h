@@ -1,7 +1,7 @@
 #pragma once
 // Stable LSD radix sort of (key, sequence) pairs, as bgfx and Granite sort keys and indices rather than
-// payloads. Eight 8-bit passes at most; a pass whose byte is the same in every key is skipped (the
-// histograms of all eight bytes are built in one read). Equal keys keep their input order.
+// payloads. Six 11-bit digit passes at most; a pass whose digit is the same in every key is skipped (the
+// histograms of all digits are built in one read). Equal keys keep their input order.
 
 #include <cstdint>
 #include <span>
@@ -16,7 +16,7 @@ struct SortEntry {
 };
 
 // Sorts `entries` in place; `scratch` is resized to match and reused between calls.
-// Returns the number of byte passes that ran.
+// Returns the number of digit passes that ran.
 int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch);
 
 }  // namespace reel

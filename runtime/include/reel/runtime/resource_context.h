@@ -25,7 +25,7 @@ namespace reel {
 struct RequestStream {
   std::vector<std::byte> bytes;      // offset 0 is never a request
   std::vector<uint32_t> requests;    // offsets, in request order
-  std::atomic<uint32_t> references{0};
+  mutable std::atomic<uint32_t> references{0};  // as BucketStream::references
   const PacketHeader& header(uint32_t offset) const {
     return *reinterpret_cast<const PacketHeader*>(bytes.data() + offset);
   }
@@ -83,7 +83,7 @@ class ResourceContext {
              HandlePool<ResourceKind::RenderTarget>>
       pools_;
   std::mutex mutex_;
-  std::array<std::unique_ptr<RequestStream>, kMaxFramesInFlight + 1> streams_;
+  std::array<std::unique_ptr<RequestStream>, kMaxFramesInFlight + 1 + kMaxObserverRetainedFrames> streams_;
   RequestStream* current_ = nullptr;
 };
 

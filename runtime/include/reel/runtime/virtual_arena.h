@@ -52,7 +52,8 @@ class VirtualArena {
  private:
   std::byte* base_ = nullptr;
   uint64_t capacity_ = 0;
-  std::atomic<uint64_t> top_{0};
+  alignas(64) std::atomic<uint64_t> top_{0};  // on its own cache line: claims must not evict base_
+  char padding_[64 - sizeof(std::atomic<uint64_t>)];
 };
 
 }  // namespace reel
