@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "reel/image/compare.h"
+#include "reel/image/image.h"
+
+namespace reel::image {
+namespace {
+
+Image gradient(uint32_t w, uint32_t h) {
+  Image image(w, h);
+  for (uint32_t y = 0; y < h; ++y) {
+    for (uint32_t x = 0; x < w; ++x) {
+      uint8_t* p = image.pixel(x, y);
+      p[0] = static_cast<uint8_t>(x * 255 / (w - 1));
+      p[1] = static_cast<uint8_t>(y * 255 / (h - 1));
+      p[2] = static_cast<uint8_t>((x + y) & 0xff);
+      p[3] = 255;
+    }
+  }
+  return image;
+}
+
+std::filesystem::path tempDir() {
+  auto dir = std::filesystem::temp_directory_path() / ("reel_image_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(Png, RoundTripsExactly) {
+  const Image image = gradient(37, 19);
+  const auto path = tempDir() / "g.png";
+  ASSERT_TRUE(writePng(path, image).ok());
+  auto back = readPng(path);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->width, 37u);
+  EXPECT_EQ(back->height, 19u);
+  EXPECT_EQ(back->rgba, image.rgba);
+}
+
+TEST(Png, BadFilesGiveOneClearErrorNamingTheFile) {
+  const auto dir = tempDir();
+  auto missing = readPng(dir / "missing.png");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message, (dir / "missing.png").string() + ": no such file");
+  EXPECT_NE(readPng(dir).error().message.find("is a directory"), std::string::npos);
+  std::ofstream(dir / "text.png") << "hello";
+  EXPECT_NE(readPng(dir / "text.png").error().message.find("not a PNG"), std::string::npos);
+  // A real PNG cut in half.
+  const auto whole = dir / "whole.png";
+  ASSERT_TRUE(writePng(whole, gradient(64, 64)).ok());
+  std::ifstream in(whole, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream(dir / "cut.png", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  auto cut = readPng(dir / "cut.png");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_NE(cut.error().message.find("cut.png: corrupt PNG"), std::string::npos) << cut.error().message;
+}
+
+TEST(Png, WriteToAnUnwritableFolderFailsAndLeavesNothing) {
+  auto result = writePng("/proc/reel_cannot_write_here/x.png", gradient(4, 4));
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.error().message.find("x.png"), std::string::npos);
+}
+
+TEST(Compare, IdenticalImagesMatchWithInfinitePsnr) {
+  const Image a = gradient(16, 16);
+  const Comparison c = compare(a, a);
+  EXPECT_TRUE(c.matches);
+  EXPECT_EQ(c.differingPixels, 0u);
+  EXPECT_EQ(c.maxDifference, 0u);
+  EXPECT_TRUE(std::isinf(c.psnr));
+  EXPECT_EQ(c.summary(), "match: 0 of 256 pixels differ (0.0000%), max difference 0, PSNR inf dB");
+}
+
+TEST(Compare, ThresholdAndFractionDecide) {
+  const Image expected = gradient(10, 10);
+  Image actual = expected;
+  actual.pixel(3, 3)[1] += 2;   // small difference
+  actual.pixel(7, 1)[2] ^= 0x80;  // large difference
+  Comparison exact = compare(actual, expected);
+  EXPECT_FALSE(exact.matches);
+  EXPECT_EQ(exact.differingPixels, 2u);
+  EXPECT_EQ(exact.maxDifference, 128u);
+  EXPECT_NEAR(exact.psnr, 10 * std::log10(255.0 * 255.0 / ((4.0 + 128.0 * 128.0) / 400.0)), 1e-9);
+  EXPECT_EQ(exact.diff.pixel(3, 3)[0], 100u) << "differing pixels are red, brighter when larger";
+  EXPECT_EQ(exact.diff.pixel(7, 1)[0], 255u);
+
+  const Comparison loose = compare(actual, expected, {.threshold = 2});
+  EXPECT_EQ(loose.differingPixels, 1u);
+  EXPECT_FALSE(loose.matches);
+  EXPECT_TRUE(compare(actual, expected, {.threshold = 2, .maxDiffFraction = 0.01}).matches);
+  EXPECT_FALSE(compare(actual, expected, {.threshold = 2, .maxDiffFraction = 0.009}).matches);
+}
+
+TEST(Compare, DifferentSizesNeverMatch) {
+  const Comparison c = compare(gradient(8, 8), gradient(8, 9), {.threshold = 255, .maxDiffFraction = 1.0});
+  EXPECT_FALSE(c.sameSize);
+  EXPECT_FALSE(c.matches);
+}
+
+}  // namespace
+}  // namespace reel::image
