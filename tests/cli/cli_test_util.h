@@ -1,0 +1,21 @@
+#pragma once
+// Runs the `reel` executable the way a user or a CI script would, and captures what it prints.
+
+#include <filesystem>
+#include <string>
+
+namespace reel::test {
+
+struct RunResult {
+  int exitCode = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// `args` is appended to the reel path as is (quote paths yourself).
+RunResult runReel(const std::string& args);
+
+// A fresh folder under the temporary directory, named after the running test.
+std::filesystem::path testFolder();
+
+}  // namespace reel::test
