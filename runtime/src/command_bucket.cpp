@@ -105,7 +105,60 @@ void CommandBucketBase::linkAfter(PacketHeader& previous, uint32_t offset) {
   previous.next = offset;
 }
 
+namespace {
+void fillPacket(std::byte* base, uint32_t offset, std::span<const std::byte> payload, std::span<const std::byte> aux) {
+  const PacketHeader& h = *reinterpret_cast<const PacketHeader*>(base + offset);
+  std::memcpy(base + offset + sizeof(PacketHeader), payload.data(), payload.size());
+  if (!aux.empty()) std::memcpy(base + h.auxOffset, aux.data(), aux.size());
+}
+}  // namespace
+
+PacketHeader& CommandBucketBase::addBytes(uint64_t keyBits, CommandType type, std::span<const std::byte> payload,
+                                          std::span<const std::byte> aux) {
+  REEL_ASSERT(type < CommandType::Count && payload.size() == commandInfo(type).size, "addBytes: wrong payload size");
+  const uint32_t offset =
+      addPacket(keyBits, static_cast<uint32_t>(payload.size()), static_cast<uint32_t>(aux.size()), type);
+  fillPacket(current_->packets.base(), offset, payload, aux);
+  return *current_->packets.at<PacketHeader>(offset);
+}
+
+PacketHeader& CommandBucketBase::appendBytes(PacketHeader& previous, CommandType type,
+                                             std::span<const std::byte> payload, std::span<const std::byte> aux) {
+  REEL_ASSERT(type < CommandType::Count && payload.size() == commandInfo(type).size, "appendBytes: wrong payload size");
+  const uint32_t offset =
+      allocatePacket(static_cast<uint32_t>(payload.size()), static_cast<uint32_t>(aux.size()), type);
+  fillPacket(current_->packets.base(), offset, payload, aux);
+  linkAfter(previous, offset);
+  return *current_->packets.at<PacketHeader>(offset);
+}
+
+PacketHeader& CommandBucketBase::createSharedBytes(CommandType type, std::span<const std::byte> payload,
+                                                   std::span<const std::byte> aux) {
+  REEL_ASSERT(type < CommandType::Count && payload.size() == commandInfo(type).size,
+              "createSharedBytes: wrong payload size");
+  const uint32_t offset =
+      allocatePacket(static_cast<uint32_t>(payload.size()), static_cast<uint32_t>(aux.size()), type);
+  fillPacket(current_->packets.base(), offset, payload, aux);
+  return *current_->packets.at<PacketHeader>(offset);
+}
+
+PacketHeader& CommandBucketBase::addSharedBytes(uint64_t keyBits, const PacketHeader& shared) {
+  const uint32_t sharedOffset =
+      static_cast<uint32_t>(reinterpret_cast<const std::byte*>(&shared) - current_->packets.base());
+  ThreadCursor& cursor = cursorFor();
+  const uint32_t ref = allocateIn(cursor, sizeof(uint32_t), 0, shared.type);
+  PacketHeader& h = *current_->packets.at<PacketHeader>(ref);
+  h.flags = PacketHeader::kSharedRef;
+  std::memcpy(current_->packets.base() + ref + sizeof(PacketHeader), &sharedOffset, sizeof(sharedOffset));
+  pushKey(cursor, keyBits, ref);
+  return h;
+}
+
 #if REEL_ENABLE_TAGS
+void CommandBucketBase::tagBytes(PacketHeader& packet, SourceLocation where, std::string_view message) {
+  tag(reinterpret_cast<std::byte*>(&packet) + sizeof(PacketHeader), where, message);
+}
+
 void CommandBucketBase::tag(const void* packetPayload, SourceLocation where, std::string_view message) {
   ThreadCursor& cursor = cursorFor();
   const uint32_t messageBytes = static_cast<uint32_t>(message.size());

@@ -46,7 +46,7 @@ Renderer::~Renderer() {
   thread_.join();
 }
 
-void Renderer::kick() {
+void Renderer::kick(const FrameOptions& options) {
   bool waited = false;
   if (!freeSlots_.try_acquire()) {
     waited = true;
@@ -60,6 +60,7 @@ void Renderer::kick() {
   // The slot is outside [head, head + count): the render thread does not look at it until published.
   PendingFrame& frame = ring_[slot];
   frame.frame = nextFrame_++;
+  frame.stopAfterPackets = options.stopAfterPackets;
   frame.observer = observer_;
   frame.requests = &resources_.handOver();
   frame.buckets.clear();
@@ -170,7 +171,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   view.sortedOrderHash = hashSortedOrder(sortEntries_);
   if (frame.observer) frame.observer->onFrame(view);
 
-  const uint64_t translated = translate(view);
+  const uint64_t translated = translate(view, frame.stopAfterPackets);
 
   for (const uint32_t offset : deferredDestroys_) {
     const PacketHeader& h = requests.header(offset);
@@ -192,13 +193,15 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   return translated;
 }
 
-uint64_t Renderer::translate(const FrameView& view) {
+uint64_t Renderer::translate(const FrameView& view, uint64_t stopAfterPackets) {
   uint64_t count = 0;
   for (const SortEntry& entry : view.sorted) {
+    if (count >= stopAfterPackets) break;
     const FrameBucketView& bucket = view.buckets[view.mergedBuckets[entry.sequence]];
     const uint32_t packet = view.mergedPackets[entry.sequence];
     auto dispatchChain = [&] {
       FrameView::forEachInChain(*bucket.stream, packet, [&](const PacketView& p) {
+        if (count >= stopAfterPackets) return;
         dispatchPacket(device_, p.type, p.payload.data(), PacketContext{p.aux, p.tag});
         ++count;
       });

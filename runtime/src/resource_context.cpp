@@ -10,26 +10,32 @@ ResourceContext::ResourceContext() {
   current_->bytes.resize(8);
 }
 
-template <Command T>
-T& ResourceContext::record(const T& packet, std::span<const std::byte> aux) {
+void ResourceContext::recordBytes(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux) {
   // Caller holds mutex_.
   std::vector<std::byte>& bytes = current_->bytes;
-  const size_t payload = (sizeof(T) + 7) & ~size_t{7};
+  const size_t payloadBytes = (payload.size() + 7) & ~size_t{7};
   const size_t auxBytes = (aux.size() + 7) & ~size_t{7};
   const size_t offset = bytes.size();
-  REEL_ASSERT(offset + sizeof(PacketHeader) + payload + auxBytes < UINT32_MAX, "a frame's resource requests exceed 4 GiB");
-  bytes.resize(offset + sizeof(PacketHeader) + payload + auxBytes);
+  REEL_ASSERT(offset + sizeof(PacketHeader) + payloadBytes + auxBytes < UINT32_MAX,
+              "a frame's resource requests exceed 4 GiB");
+  bytes.resize(offset + sizeof(PacketHeader) + payloadBytes + auxBytes);
   PacketHeader header{};
-  header.type = static_cast<uint16_t>(T::kType);
+  header.type = static_cast<uint16_t>(type);
   if (!aux.empty()) {
-    header.auxOffset = static_cast<uint32_t>(offset + sizeof(PacketHeader) + payload);
+    header.auxOffset = static_cast<uint32_t>(offset + sizeof(PacketHeader) + payloadBytes);
     header.auxSize = static_cast<uint32_t>(aux.size());
     std::memcpy(bytes.data() + header.auxOffset, aux.data(), aux.size());
   }
   std::memcpy(bytes.data() + offset, &header, sizeof header);
-  std::memcpy(bytes.data() + offset + sizeof(PacketHeader), &packet, sizeof(T));
+  std::memcpy(bytes.data() + offset + sizeof(PacketHeader), payload.data(), payload.size());
   current_->requests.push_back(static_cast<uint32_t>(offset));
-  return *reinterpret_cast<T*>(bytes.data() + offset + sizeof(PacketHeader));
+}
+
+template <Command T>
+T& ResourceContext::record(const T& packet, std::span<const std::byte> aux) {
+  const auto* bytes = reinterpret_cast<const std::byte*>(&packet);
+  recordBytes(T::kType, {bytes, sizeof(T)}, aux);
+  return *reinterpret_cast<T*>(current_->bytes.data() + current_->requests.back() + sizeof(PacketHeader));
 }
 
 namespace {
@@ -116,6 +122,41 @@ bool ResourceContext::destroy(ShaderHandle h) { return destroyHandle<ResourceKin
 bool ResourceContext::destroy(PipelineHandle h) { return destroyHandle<ResourceKind::Pipeline, cmd::DestroyPipeline>(h); }
 bool ResourceContext::destroy(RenderTargetHandle h) {
   return destroyHandle<ResourceKind::RenderTarget, cmd::DestroyRenderTarget>(h);
+}
+
+Result<void> ResourceContext::replayRequest(CommandType type, std::span<const std::byte> payload,
+                                            std::span<const std::byte> aux) {
+  if (type >= CommandType::Count || commandInfo(type).queue != CommandQueue::Resource) {
+    return fail("not a resource request: command type ", static_cast<uint32_t>(type));
+  }
+  if (payload.size() != commandInfo(type).size) {
+    return fail(commandName(type), ": payload is ", payload.size(), " bytes, expected ", commandInfo(type).size);
+  }
+  uint32_t handle;  // every request but the writes starts with its handle; the writes too
+  std::memcpy(&handle, payload.data(), sizeof handle);
+  bool ok = true;
+  switch (type) {
+    case CommandType::CreateBuffer: ok = std::get<0>(pools_).adopt(BufferHandle{handle}); break;
+    case CommandType::CreateTexture: ok = std::get<1>(pools_).adopt(TextureHandle{handle}); break;
+    case CommandType::CreateSampler: ok = std::get<2>(pools_).adopt(SamplerHandle{handle}); break;
+    case CommandType::CreateShader: ok = std::get<3>(pools_).adopt(ShaderHandle{handle}); break;
+    case CommandType::CreatePipeline: ok = std::get<4>(pools_).adopt(PipelineHandle{handle}); break;
+    case CommandType::CreateRenderTarget: ok = std::get<5>(pools_).adopt(RenderTargetHandle{handle}); break;
+    case CommandType::DestroyBuffer: ok = std::get<0>(pools_).retire(BufferHandle{handle}); break;
+    case CommandType::DestroyTexture: ok = std::get<1>(pools_).retire(TextureHandle{handle}); break;
+    case CommandType::DestroySampler: ok = std::get<2>(pools_).retire(SamplerHandle{handle}); break;
+    case CommandType::DestroyShader: ok = std::get<3>(pools_).retire(ShaderHandle{handle}); break;
+    case CommandType::DestroyPipeline: ok = std::get<4>(pools_).retire(PipelineHandle{handle}); break;
+    case CommandType::DestroyRenderTarget: ok = std::get<5>(pools_).retire(RenderTargetHandle{handle}); break;
+    default: break;  // writes name a live handle; the device checks it
+  }
+  if (!ok) {
+    return fail(commandName(type), ": handle #", handle & ((1u << 20) - 1), " generation ", handle >> 20,
+                " cannot be ", commandName(type)[0] == 'C' ? "created (its slot is live)" : "destroyed (it is not live)");
+  }
+  std::lock_guard lock(mutex_);
+  recordBytes(type, payload, aux);
+  return {};
 }
 
 RequestStream& ResourceContext::handOver() {

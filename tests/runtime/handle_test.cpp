@@ -90,3 +90,26 @@ TEST(ResourceTable, FindsOnlyTheGenerationItHolds) {
 
 }  // namespace
 }  // namespace reel
+
+namespace reel {
+namespace {
+
+TEST(HandlePool, AdoptMakesAChosenHandleLive) {
+  HandlePool<ResourceKind::Buffer> pool;
+  const auto chosen = BufferHandle::make(7, 3);
+  EXPECT_TRUE(pool.adopt(chosen));
+  EXPECT_EQ(pool.state(chosen), HandleState::Live);
+  EXPECT_FALSE(pool.adopt(chosen)) << "a live slot cannot be adopted again";
+  EXPECT_FALSE(pool.adopt(BufferHandle::make(7, 4)));
+  EXPECT_FALSE(pool.adopt(BufferHandle{}));
+  // The slots below the adopted one are free for ordinary allocation; the adopted one is not.
+  std::set<uint32_t> indices;
+  for (int i = 0; i < 7; ++i) indices.insert(pool.allocate().index());
+  EXPECT_EQ(indices, (std::set<uint32_t>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(pool.allocate().index(), 8u);
+  EXPECT_TRUE(pool.release(chosen));
+  EXPECT_EQ(pool.state(chosen), HandleState::Stale);
+}
+
+}  // namespace
+}  // namespace reel

@@ -309,6 +309,70 @@ TEST(Renderer, ObserverSeesLiveResourcesAndTheirContentsAtFrameStart) {
   (void)shader;
 }
 
+TEST(Renderer, StopAfterTranslatesOnlyTheFirstSortedPackets) {
+  NullDevice device;
+  Renderer renderer(device);
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  for (uint32_t k = 0; k < 4; ++k) {
+    auto& first = bucket.add<cmd::Draw>(10 - k);
+    first.vertexCount = 100 + k;
+    bucket.append<cmd::Draw>(&first).vertexCount = 200 + k;  // chains count packet by packet
+  }
+  renderer.kick({.stopAfterPackets = 5});
+  renderer.kick();
+  renderer.flushAndWait();
+  std::vector<uint32_t> stopped, whole;
+  for (const auto* call : commandsOfFrame(device, 0)) stopped.push_back(call->as<cmd::Draw>().vertexCount);
+  for (const auto* call : commandsOfFrame(device, 1)) whole.push_back(call->as<cmd::Draw>().vertexCount);
+  EXPECT_EQ(stopped, (std::vector<uint32_t>{103, 203, 102, 202, 101}));
+  EXPECT_TRUE(whole.empty()) << "frame 1 recorded nothing";
+}
+
+TEST(Renderer, ReplayedRequestsAndBytePacketsBehaveAsRecordedOnes) {
+  // What a replay does: requests adopt the handles the trace names; packets arrive as bytes.
+  NullDevice device;
+  Renderer renderer(device);
+  auto& bucket = renderer.createBucket<uint64_t>("replayed");
+  cmd::CreateBuffer create{};
+  create.buffer = BufferHandle::make(42, 9);
+  create.desc.size = 4;
+  const std::byte initial[4] = {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}};
+  auto asBytes = [](const auto& packet) {
+    return std::span<const std::byte>(reinterpret_cast<const std::byte*>(&packet), sizeof packet);
+  };
+  ASSERT_TRUE(renderer.resources().replayRequest(CommandType::CreateBuffer, asBytes(create), initial).ok());
+  EXPECT_FALSE(renderer.resources().replayRequest(CommandType::CreateBuffer, asBytes(create), initial).ok())
+      << "the same handle cannot be created twice";
+  EXPECT_FALSE(renderer.resources().replayRequest(CommandType::Draw, asBytes(cmd::Draw{}), {}).ok());
+
+  cmd::BindVertexBuffer bind{};
+  bind.buffer = create.buffer;
+  PacketHeader& head = bucket.addBytes(5, CommandType::BindVertexBuffer, asBytes(bind), {});
+  cmd::Draw draw{};
+  draw.vertexCount = 3;
+  bucket.appendBytes(head, CommandType::Draw, asBytes(draw), {});
+  cmd::SetViewport viewport{};
+  viewport.width = 64;
+  PacketHeader& shared = bucket.createSharedBytes(CommandType::SetViewport, asBytes(viewport), {});
+  bucket.addSharedBytes(1, shared);
+  const std::byte label[3] = {std::byte{'a'}, std::byte{'b'}, std::byte{'c'}};
+  bucket.addBytes(9, CommandType::DebugMarkerBegin, asBytes(cmd::DebugMarkerBegin{}), label);
+  renderer.kick();
+  renderer.flushAndWait();
+
+  const auto calls = commandsOfFrame(device, 0);
+  ASSERT_EQ(calls.size(), 5u);
+  EXPECT_EQ(calls[0]->type, CommandType::CreateBuffer);
+  EXPECT_EQ(calls[1]->as<cmd::SetViewport>().width, 64.f);
+  EXPECT_EQ(calls[2]->as<cmd::BindVertexBuffer>().buffer, create.buffer);
+  EXPECT_EQ(calls[3]->as<cmd::Draw>().vertexCount, 3u);
+  EXPECT_EQ(calls[4]->aux, std::vector<std::byte>(std::begin(label), std::end(label)));
+  EXPECT_EQ(device.takeErrors(), std::vector<std::string>{}) << "the adopted handle is live on the device";
+  auto contents = renderer.withIdleDevice([&](Device& d) { return d.readBuffer(create.buffer); });
+  ASSERT_TRUE(contents.ok());
+  EXPECT_EQ(contents.value(), std::vector<std::byte>(std::begin(initial), std::end(initial)));
+}
+
 class TwoPassBinder final : public MaterialBinder {
  public:
   bool bind(MaterialId material, Device&) override {

@@ -155,14 +155,7 @@ class CommandBucketBase {
   }
   template <Command T>
   PacketHeader& addShared(uint64_t keyBits, const T& shared) {
-    const uint32_t sharedOffset = offsetOf(&shared);
-    ThreadCursor& cursor = cursorFor();
-    const uint32_t ref = allocateIn(cursor, sizeof(uint32_t), 0, static_cast<uint16_t>(T::kType));
-    PacketHeader& h = *current_->packets.at<PacketHeader>(ref);
-    h.flags = PacketHeader::kSharedRef;
-    std::memcpy(current_->packets.base() + ref + sizeof(PacketHeader), &sharedOffset, sizeof(sharedOffset));
-    pushKey(cursor, keyBits, ref);
-    return h;
+    return addSharedBytes(keyBits, headerOf(&shared));
   }
 
   // Chains a packet after `previous` (a packet or a shared reference) under the same key.
@@ -188,6 +181,22 @@ class CommandBucketBase {
 
 #if REEL_ENABLE_TAGS
   void tag(const void* packetPayload, SourceLocation where, std::string_view message);
+#endif
+
+  // ---- packets as bytes, for a replay that refills buckets from a trace ----
+  // The same operations as add / append / createShared / addShared, with the packet given as its type
+  // and payload bytes (exactly commandInfo(type).size of them). Return the packet's header: pass it to
+  // appendBytes / addSharedBytes / auxOf / tagBytes.
+  PacketHeader& addBytes(uint64_t keyBits, CommandType type, std::span<const std::byte> payload,
+                         std::span<const std::byte> aux);
+  PacketHeader& appendBytes(PacketHeader& previous, CommandType type, std::span<const std::byte> payload,
+                            std::span<const std::byte> aux);
+  PacketHeader& createSharedBytes(CommandType type, std::span<const std::byte> payload,
+                                  std::span<const std::byte> aux);
+  PacketHeader& addSharedBytes(uint64_t keyBits, const PacketHeader& shared);
+#if REEL_ENABLE_TAGS
+  // `where.file` and `where.function` must outlive the frame (a replay keeps its trace's strings).
+  void tagBytes(PacketHeader& packet, SourceLocation where, std::string_view message);
 #endif
 
   // ---- for the renderer (app thread, inside kick) ----

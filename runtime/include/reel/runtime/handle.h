@@ -86,6 +86,31 @@ class HandlePool {
     return HandleType::make(index, generations_[index]);
   }
 
+  // Makes a handle chosen elsewhere live, as a replay does with the handles a trace recorded, so that
+  // recorded packets name the same resources without any remapping. False when the handle is null or
+  // its slot is live.
+  bool adopt(HandleType handle) {
+    std::lock_guard lock(mutex_);
+    const uint32_t index = handle.index();
+    if (handle.isNull() || handle.generation() == 0 || index >= capacity_) return false;
+    while (generations_.size() <= index) {
+      free_.push_back(static_cast<uint32_t>(generations_.size()));
+      generations_.push_back(1);
+      live_.push_back(false);
+    }
+    if (live_[index]) return false;
+    for (size_t i = freeHead_; i < free_.size(); ++i) {
+      if (free_[i] == index) {
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(i));
+        break;
+      }
+    }
+    generations_[index] = static_cast<uint16_t>(handle.generation());
+    live_[index] = true;
+    ++liveCount_;
+    return true;
+  }
+
   // Frees a live handle at once; returns false (and changes nothing) for a null, stale or foreign one.
   bool release(HandleType handle) {
     if (!retire(handle)) return false;

@@ -40,6 +40,13 @@ struct RendererConfig {
   uint32_t framesInFlight = 2;  // 1..kMaxFramesInFlight: frames kicked but not yet processed
 };
 
+// Per-frame choices made at kick().
+struct FrameOptions {
+  // Translate only the first N packets of the sorted frame (chains counted packet by packet), then end
+  // it: what `reel replay --stop-at` and the viewer use to look at a target after a given command.
+  uint64_t stopAfterPackets = UINT64_MAX;
+};
+
 struct RendererStats {
   uint64_t framesKicked = 0;
   uint64_t framesProcessed = 0;
@@ -70,9 +77,18 @@ class Renderer {
 
   // Hands the recorded frame to the render thread; returns at once unless framesInFlight frames are
   // already waiting, in which case it blocks until the oldest is done.
-  void kick();
+  void kick(const FrameOptions& options = {});
   // Returns when every kicked frame is translated and the device is idle.
   void flushAndWait();
+
+  // Flushes, then calls fn(device) on this thread while the render thread is idle: the one way for the
+  // kick thread to use the device directly (read back a render target after a frame, say).
+  template <typename Fn>
+  auto withIdleDevice(Fn&& fn) {
+    flushAndWait();
+    std::lock_guard lock(mutex_);  // orders the call after the render thread's last use
+    return fn(device_);
+  }
 
   // The number the next kick() gives the frame being recorded now (0 first).
   uint64_t recordingFrame() const { return nextFrame_; }
@@ -82,6 +98,7 @@ class Renderer {
  private:
   struct PendingFrame {
     uint64_t frame = 0;
+    uint64_t stopAfterPackets = UINT64_MAX;
     FrameObserver* observer = nullptr;
     RequestStream* requests = nullptr;
     std::vector<FrameBucketView> buckets;
@@ -89,7 +106,7 @@ class Renderer {
 
   void renderLoop();
   uint64_t processFrame(PendingFrame& frame);  // returns the packets translated
-  uint64_t translate(const FrameView& view);
+  uint64_t translate(const FrameView& view, uint64_t stopAfterPackets);
 
   Device& device_;
   RendererConfig config_;

@@ -18,6 +18,7 @@
 #include "reel/runtime/commands.h"
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/handle.h"
+#include "reel/runtime/result.h"
 
 namespace reel {
 
@@ -56,6 +57,12 @@ class ResourceContext {
   bool destroy(PipelineHandle handle);
   bool destroy(RenderTargetHandle handle);
 
+  // Records a request read from a trace, as it was recorded: a create adopts the handle the trace
+  // names (so the trace's packets need no remapping), a destroy retires it. `payload` must be the
+  // command's size. Returns an error, and records nothing, when the handle cannot be adopted or
+  // retired or the request is not a resource request.
+  Result<void> replayRequest(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux);
+
   template <ResourceKind K>
   HandleState state(Handle<K> handle) const {
     return std::get<static_cast<size_t>(K)>(pools_).state(handle);
@@ -73,6 +80,7 @@ class ResourceContext {
  private:
   template <Command T>
   T& record(const T& packet, std::span<const std::byte> aux);
+  void recordBytes(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux);
   template <Command C, ResourceKind K>
   Handle<K> create(Handle<K> C::*handleField, const decltype(C::desc)& desc, std::span<const std::byte> aux);
   template <ResourceKind K, Command Destroy>
