@@ -206,6 +206,8 @@ class CommandBucketBase {
   BucketStream& handOver();
 
  protected:
+  // For a subclass whose key type name is only known once its own members exist (a replay's bucket).
+  void setKeyTypeName(const char* name) { keyTypeName_ = name; }
   uint32_t allocatePacket(uint32_t payloadBytes, uint32_t auxBytes, CommandType type);
   uint32_t addPacket(uint64_t keyBits, uint32_t payloadBytes, uint32_t auxBytes, CommandType type) {
     ThreadCursor& cursor = cursorFor();

@@ -69,6 +69,14 @@ class Renderer {
     return ref;
   }
 
+  // A bucket of any CommandBucketBase type (a replay's buckets carry the key layout of their trace).
+  CommandBucketBase& adoptBucket(std::unique_ptr<CommandBucketBase> bucket) {
+    buckets_.push_back(std::move(bucket));
+    return *buckets_.back();
+  }
+  size_t bucketCount() const { return buckets_.size(); }
+  CommandBucketBase& bucket(size_t index) { return *buckets_[index]; }
+
   ResourceContext& resources() { return resources_; }
   Device& device() { return device_; }
 
