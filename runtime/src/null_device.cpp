@@ -40,14 +40,19 @@ bool NullDevice::check(Handle<K> handle, const char* command, const char* field)
 }
 
 namespace {
+// memcpy with a length of 0 still wants valid pointers; an empty span's data() may be null.
+void copyBytes(std::byte* to, const std::byte* from, uint64_t n) {
+  if (n != 0) std::memmove(to, from, n);
+}
+
 NullDevice::BufferState initialBuffer(const BufferDesc& desc, std::span<const std::byte> aux) {
   std::vector<std::byte> bytes(desc.size);
-  std::memcpy(bytes.data(), aux.data(), std::min<uint64_t>(aux.size(), desc.size));
+  copyBytes(bytes.data(), aux.data(), std::min<uint64_t>(aux.size(), desc.size));
   return {desc, std::move(bytes)};
 }
 NullDevice::TextureState initialTexture(const TextureDesc& desc, std::span<const std::byte> aux) {
   std::vector<std::byte> mip0(uint64_t{desc.width} * desc.height * formatBytesPerPixel(desc.format));
-  std::memcpy(mip0.data(), aux.data(), std::min<uint64_t>(aux.size(), mip0.size()));
+  copyBytes(mip0.data(), aux.data(), std::min<uint64_t>(aux.size(), mip0.size()));
   return {desc, std::move(mip0)};
 }
 
@@ -125,21 +130,21 @@ void NullDevice::writeTexels(TextureState& texture, uint32_t x, uint32_t y, uint
   const uint32_t pitch = texture.desc.width * bpp;
   for (uint32_t row = 0; row < height && y + row < texture.desc.height; ++row) {
     const uint32_t columns = std::min(width, texture.desc.width - std::min(x, texture.desc.width));
-    std::memcpy(texture.mip0.data() + uint64_t{y + row} * pitch + uint64_t{x} * bpp,
+    copyBytes(texture.mip0.data() + uint64_t{y + row} * pitch + uint64_t{x} * bpp,
                 texels + uint64_t{row} * sourcePitch, uint64_t{columns} * bpp);
   }
 }
 
 void NullDevice::execute(const cmd::WriteBuffer& p, const PacketContext& c) {
   if (BufferState* b = buffers_.find(p.buffer); b && p.offset <= b->bytes.size()) {
-    std::memcpy(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
+    copyBytes(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
   }
   record(p, c);
 }
 
 void NullDevice::execute(const cmd::UpdateBuffer& p, const PacketContext& c) {
   if (BufferState* b = buffers_.find(p.buffer); b && p.offset <= b->bytes.size()) {
-    std::memcpy(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
+    copyBytes(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
   }
   record(p, c);
 }
@@ -148,7 +153,7 @@ void NullDevice::execute(const cmd::CopyBuffer& p, const PacketContext& c) {
   BufferState* from = buffers_.find(p.source);
   BufferState* to = buffers_.find(p.destination);
   if (from && to && p.sourceOffset + p.size <= from->bytes.size() && p.destinationOffset + p.size <= to->bytes.size()) {
-    std::memmove(to->bytes.data() + p.destinationOffset, from->bytes.data() + p.sourceOffset, p.size);
+    copyBytes(to->bytes.data() + p.destinationOffset, from->bytes.data() + p.sourceOffset, p.size);
   }
   record(p, c);
 }
