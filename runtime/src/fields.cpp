@@ -85,6 +85,21 @@ std::string formatFields(std::span<const FieldInfo> fields, const void* data, si
   return out;
 }
 
+void copyFields(std::span<const FieldInfo> fields, const void* from, void* to) {
+  const auto* source = static_cast<const std::byte*>(from);
+  auto* destination = static_cast<std::byte*>(to);
+  for (const FieldInfo& f : fields) {
+    for (uint32_t i = 0; i < f.count; ++i) {
+      const uint64_t at = f.offset + uint64_t{i} * f.size;
+      if (f.type == FieldType::Struct) {
+        copyFields(f.children, source + at, destination + at);
+      } else {
+        std::memcpy(destination + at, source + at, f.size);
+      }
+    }
+  }
+}
+
 namespace {
 void mix(uint64_t& h, const void* data, size_t n) {
   const auto* p = static_cast<const unsigned char*>(data);

@@ -65,4 +65,16 @@ int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch) {
   return digits;
 }
 
+uint64_t hashSortedOrder(std::span<const SortEntry> sorted) {
+  uint64_t h = 14695981039346656037ull;
+  for (const SortEntry& e : sorted) {
+    uint32_t s = e.sequence;
+    for (int i = 0; i < 4; ++i, s >>= 8) {
+      h ^= s & 0xff;
+      h *= 1099511628211ull;
+    }
+  }
+  return h;
+}
+
 }  // namespace reel

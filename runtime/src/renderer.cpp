@@ -15,22 +15,10 @@ bool isDestroy(CommandType type) {
   }
 }
 
-uint64_t hashSortedOrder(std::span<const SortEntry> sorted) {
-  uint64_t h = 14695981039346656037ull;
-  for (const SortEntry& e : sorted) {
-    uint32_t s = e.sequence;
-    for (int i = 0; i < 4; ++i, s >>= 8) {
-      h ^= s & 0xff;
-      h *= 1099511628211ull;
-    }
-  }
-  return h;
-}
-
 }  // namespace
 
 Renderer::Renderer(Device& device, RendererConfig config)
-    : device_(device), config_(config), freeSlots_(static_cast<std::ptrdiff_t>(config.framesInFlight)) {
+    : device_(device), config_(config), nextFrame_(config.firstFrameNumber), freeSlots_(static_cast<std::ptrdiff_t>(config.framesInFlight)) {
   REEL_ASSERT(config.framesInFlight >= 1 && config.framesInFlight <= kMaxFramesInFlight,
               "framesInFlight must be 1..4");
   thread_ = std::thread([this] { renderLoop(); });

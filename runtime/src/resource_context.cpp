@@ -33,7 +33,10 @@ void ResourceContext::recordBytes(CommandType type, std::span<const std::byte> p
 
 template <Command T>
 T& ResourceContext::record(const T& packet, std::span<const std::byte> aux) {
-  const auto* bytes = reinterpret_cast<const std::byte*>(&packet);
+  // Field by field into zeroed bytes: a struct's padding is indeterminate after copies and member stores
+  // (zeroing the struct first is not enough), and requests go to traces byte for byte.
+  std::byte bytes[sizeof(T)] = {};
+  copyFields(FieldsOf<T>::fields(), &packet, bytes);
   recordBytes(T::kType, {bytes, sizeof(T)}, aux);
   return *reinterpret_cast<T*>(current_->bytes.data() + current_->requests.back() + sizeof(PacketHeader));
 }
@@ -183,14 +186,13 @@ RequestStream& ResourceContext::handOver() {
 }
 
 void ResourceContext::recycle(CommandType destroyType, uint32_t handleValue) {
-  const uint32_t index = handleValue & ((1u << 20) - 1);
   switch (destroyType) {
-    case CommandType::DestroyBuffer: std::get<0>(pools_).recycle(index); break;
-    case CommandType::DestroyTexture: std::get<1>(pools_).recycle(index); break;
-    case CommandType::DestroySampler: std::get<2>(pools_).recycle(index); break;
-    case CommandType::DestroyShader: std::get<3>(pools_).recycle(index); break;
-    case CommandType::DestroyPipeline: std::get<4>(pools_).recycle(index); break;
-    case CommandType::DestroyRenderTarget: std::get<5>(pools_).recycle(index); break;
+    case CommandType::DestroyBuffer: std::get<0>(pools_).recycle(BufferHandle{handleValue}); break;
+    case CommandType::DestroyTexture: std::get<1>(pools_).recycle(TextureHandle{handleValue}); break;
+    case CommandType::DestroySampler: std::get<2>(pools_).recycle(SamplerHandle{handleValue}); break;
+    case CommandType::DestroyShader: std::get<3>(pools_).recycle(ShaderHandle{handleValue}); break;
+    case CommandType::DestroyPipeline: std::get<4>(pools_).recycle(PipelineHandle{handleValue}); break;
+    case CommandType::DestroyRenderTarget: std::get<5>(pools_).recycle(RenderTargetHandle{handleValue}); break;
     default: REEL_ASSERT(false, "recycle of a request that is not a destroy");
   }
 }

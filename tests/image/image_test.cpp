@@ -103,3 +103,37 @@ TEST(Compare, DifferentSizesNeverMatch) {
 
 }  // namespace
 }  // namespace reel::image
+
+#include "reel/image/texels.h"
+
+namespace reel::image {
+namespace {
+
+TEST(Texels, ConvertsEveryFormatToRgba8) {
+  const std::byte bgra[4] = {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}};
+  auto a = fromTexels(1, 1, Format::BGRA8Unorm, bgra);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->rgba, (std::vector<uint8_t>{3, 2, 1, 4}));
+  const float rgba32[4] = {0.0f, 0.5f, 1.5f, -1.0f};
+  auto b = fromTexels(1, 1, Format::RGBA32Float, std::as_bytes(std::span(rgba32)));
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->rgba, (std::vector<uint8_t>{0, 128, 255, 0}));
+  const uint16_t half[4] = {0x3c00, 0x3800, 0x0000, 0xbc00};  // 1, 0.5, 0, -1
+  auto c = fromTexels(1, 1, Format::RGBA16Float, std::as_bytes(std::span(half)));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->rgba, (std::vector<uint8_t>{255, 128, 0, 0}));
+  const float depth = 0.25f;
+  auto d = fromTexels(1, 1, Format::D32Float, std::as_bytes(std::span(&depth, 1)));
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->rgba, (std::vector<uint8_t>{64, 64, 64, 255}));
+}
+
+TEST(Texels, RefusesTooFewBytes) {
+  const std::byte two[2] = {};
+  auto r = fromTexels(1, 1, Format::RGBA8Unorm, two);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("needs 4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace reel::image

@@ -61,7 +61,7 @@ TEST(HandlePool, RetiredSlotIsNotReusedBeforeRecycle) {
   EXPECT_EQ(pool.state(a), HandleState::Stale);
   const PipelineHandle b = pool.allocate();
   EXPECT_NE(b.index(), a.index());
-  pool.recycle(a.index());
+  pool.recycle(a);
   pool.release(b);
   EXPECT_EQ(pool.allocate().index(), a.index());
 }

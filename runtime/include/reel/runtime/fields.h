@@ -72,6 +72,11 @@ constexpr FieldInfo makeField(const char* name, size_t offset, uint32_t count) {
 // Reads only inside [data, data + size): a field past the end prints as "?".
 std::string formatFields(std::span<const FieldInfo> fields, const void* data, size_t size);
 
+// Copies every field of a block laid out as `fields` describe (nested structs field by field), and no
+// padding: padding of a caller's struct is indeterminate, and packets go to traces byte for byte, so a
+// packet built from a caller's descriptor keeps its own (zeroed) padding.
+void copyFields(std::span<const FieldInfo> fields, const void* from, void* to);
+
 // A stable 64-bit hash of a field table (names, types, offsets, sizes, counts, nested), so that a reader
 // can tell whether a packet layout in a trace is the one it was built with.
 uint64_t hashFields(std::span<const FieldInfo> fields);

@@ -114,7 +114,7 @@ class HandlePool {
   // Frees a live handle at once; returns false (and changes nothing) for a null, stale or foreign one.
   bool release(HandleType handle) {
     if (!retire(handle)) return false;
-    recycle(handle.index());
+    recycle(handle);
     return true;
   }
 
@@ -130,9 +130,16 @@ class HandlePool {
     generations_[index] = static_cast<uint16_t>(next == 0 ? 1 : next);
     return true;
   }
-  void recycle(uint32_t index) {
+  // `retired` is the handle that retire() made stale. A replay may already have adopted the slot again
+  // (it runs ahead of the render thread); then the slot stays with its new owner.
+  void recycle(HandleType retired) {
     std::lock_guard lock(mutex_);
-    REEL_ASSERT(index < live_.size() && !live_[index], "recycle of a slot that is live or was never allocated");
+    const uint32_t index = retired.index();
+    REEL_ASSERT(index < live_.size(), "recycle of a slot that was never allocated");
+    if (live_[index]) {
+      REEL_ASSERT(generations_[index] != retired.generation(), "recycle of a handle that is still live");
+      return;
+    }
     free_.push_back(index);
   }
 

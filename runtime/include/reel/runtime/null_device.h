@@ -39,10 +39,12 @@ class NullDevice final : public Device {
     std::vector<std::byte> mip0;
   };
 
-  explicit NullDevice(bool recordCalls = true) : recordCalls_(recordCalls) {}
+  explicit NullDevice(bool recordCalls = true, DeviceInfo info = {"null", "reel null device", "0", "null"})
+      : recordCalls_(recordCalls), info_(std::move(info)) {}
 
   const char* name() const override { return "null"; }
-  DeviceInfo info() const override { return {"null", "reel null device", "0", "null"}; }
+  // What the device says it is: `reel trim` keeps the capture device of the trace it trims.
+  DeviceInfo info() const override { return info_; }
   // The null device keeps buffer and texture bytes as the requests and the copy/update commands leave
   // them; it does not rasterize, so draws, dispatches and blits change nothing.
   Result<std::vector<std::byte>> readBuffer(BufferHandle buffer) override;
@@ -68,6 +70,7 @@ class NullDevice final : public Device {
   bool check(Handle<K> handle, const char* command, const char* field);
 
   bool recordCalls_;
+  DeviceInfo info_;
   uint64_t frame_ = 0;
   uint64_t commandCount_ = 0;
   std::vector<Call> calls_;

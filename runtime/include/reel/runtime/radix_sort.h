@@ -19,4 +19,8 @@ struct SortEntry {
 // Returns the number of digit passes that ran.
 int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch);
 
+// FNV-1a of the sequence numbers in sorted order: a frame's sortedOrderHash. Equal hashes mean the
+// render thread dispatched the frame's keys in the same order.
+uint64_t hashSortedOrder(std::span<const SortEntry> sorted);
+
 }  // namespace reel

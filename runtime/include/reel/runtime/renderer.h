@@ -38,6 +38,7 @@ namespace reel {
 
 struct RendererConfig {
   uint32_t framesInFlight = 2;  // 1..kMaxFramesInFlight: frames kicked but not yet processed
+  uint64_t firstFrameNumber = 0;  // the number of the first frame kicked (a replay continues a trace's numbering)
 };
 
 // Per-frame choices made at kick().
@@ -121,7 +122,7 @@ class Renderer {
   ResourceContext resources_;
   std::vector<std::unique_ptr<CommandBucketBase>> buckets_;
   FrameObserver* observer_ = nullptr;
-  uint64_t nextFrame_ = 0;
+  uint64_t nextFrame_;
 
   std::counting_semaphore<kMaxFramesInFlight> freeSlots_;
   mutable std::mutex mutex_;

@@ -1,0 +1,349 @@
+// The Vulkan device's render-thread cost per packet (issue 3), split into sort, translation (recording the
+// Vulkan command buffer) and submit, for the sample's `stress` and `cubes` scenes; and, in the same
+// iteration, a direct-Vulkan loop that records the same draws in the same order with no buckets, keys or
+// sort (bind on change, push constants, draw). Target: translation <= 1.5x the direct loop.
+//
+//   build/release/bench/reel_vulkan_bench                        # lavapipe where there is no GPU
+//   REEL_DEVICE=NVIDIA build/release/bench/reel_vulkan_bench      # a named device
+//
+// Each iteration records a frame on two threads, kicks it and waits until the GPU is done (so the next
+// frame's translation does not compete with the GPU, or lavapipe's rasterizer threads, for the CPU), then
+// records the direct loop into a command buffer of its own, which is never submitted (recording is what
+// is compared). Times come from VulkanDevice's per-frame timings (collectTimings).
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include "assets.h"
+#include "reel/runtime/renderer.h"
+#include "reel/runtime/vulkan/vulkan_device.h"
+#include "scene.h"
+#include "scene_util.h"
+#include "scenes/stress.h"
+#include "worker_pool.h"
+
+namespace reel {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using samples::Assets;
+using samples::View;
+
+constexpr uint32_t kWidth = 1280, kHeight = 720;
+
+// The runtime side: a device, a renderer with a main bucket and one per recording thread, the frame
+// image, and one scene drawing into it.
+class Bench {
+ public:
+  explicit Bench(std::unique_ptr<samples::Scene> scene, uint32_t draws) : scene_(std::move(scene)) {
+    VulkanDeviceOptions options;
+    options.applicationName = "reel_vulkan_bench";
+    options.collectTimings = true;
+    auto device = VulkanDevice::create(options);
+    if (!device) {
+      error = device.error().message;
+      return;
+    }
+    device_ = std::move(*device);
+    device_->setTimingCallback([this](const VulkanFrameTiming& t) { last = t; });
+    renderer_ = std::make_unique<Renderer>(*device_, RendererConfig{.framesInFlight = 2});
+    main_ = &renderer_->createBucket<DrawKey>("main");
+    for (uint32_t i = 0; i < 2; ++i) {
+      workers_.push_back(&renderer_->createBucket<DrawKey>("worker" + std::to_string(i)));
+    }
+    pool_ = std::make_unique<samples::WorkerPool>(2);
+    ResourceContext& r = renderer_->resources();
+    assets_.create(r);
+    color_ = r.createTexture({.width = kWidth,
+                              .height = kHeight,
+                              .mipLevels = 1,
+                              .format = samples::kColorFormat,
+                              .usage = texture_usage::kColorTarget | texture_usage::kSampled});
+    depth_ = r.createTexture({.width = kWidth,
+                              .height = kHeight,
+                              .mipLevels = 1,
+                              .format = samples::kDepthFormat,
+                              .usage = texture_usage::kDepthTarget});
+    RenderTargetDesc target{};
+    target.colorCount = 1;
+    target.colors[0] = color_;
+    target.depth = depth_;
+    target_ = r.createRenderTarget(target);
+    scene_->create(samples::SceneSetup{r, assets_, kWidth, kHeight, draws},
+                   View{0, 0, 0, kWidth, kHeight, ""});
+    scene_->views(views_);
+    // Two warm-up frames: pipelines compiled, textures uploaded and settled, arenas grown.
+    frame();
+    frame();
+  }
+
+  ~Bench() {
+    if (!renderer_) return;
+    ResourceContext& r = renderer_->resources();
+    scene_->destroy(r);
+    assets_.destroy(r);
+    r.destroy(target_);
+    r.destroy(color_);
+    r.destroy(depth_);
+    renderer_->kick();
+    renderer_.reset();
+  }
+
+  // Records one frame on the recording threads, kicks it and waits for the GPU; `last` has its timings.
+  void frame() {
+    const uint64_t n = renderer_->recordingFrame();
+    samples::FrameRecorder recorder(n, renderer_->resources(), *main_, workers_, *pool_);
+    for (const View& view : views_) {
+      auto& begin = main_->add<cmd::BeginRenderPass>(samples::keys::passBegin(view.keyViewport));
+      begin.target = target_;
+      begin.clearDepth = 1.0f;
+      auto& viewport = main_->append<cmd::SetViewport>(&begin);
+      viewport.width = float(view.width);
+      viewport.height = float(view.height);
+      viewport.maxDepth = 1.0f;
+      main_->add<cmd::EndRenderPass>(samples::keys::passEnd(view.keyViewport));
+    }
+    scene_->record(recorder);
+    renderer_->kick();
+    renderer_->flushAndWait();
+  }
+
+  VulkanDevice& device() { return *device_; }
+  samples::Scene& scene() { return *scene_; }
+  TextureHandle color() const { return color_; }
+  TextureHandle depth() const { return depth_; }
+  uint64_t recordingFrame() const { return renderer_->recordingFrame(); }
+
+  std::string error;
+  VulkanFrameTiming last;
+
+ private:
+  std::unique_ptr<samples::Scene> scene_;
+  std::unique_ptr<VulkanDevice> device_;
+  std::unique_ptr<Renderer> renderer_;
+  CommandBucket<DrawKey>* main_ = nullptr;
+  std::vector<CommandBucket<DrawKey>*> workers_;
+  std::unique_ptr<samples::WorkerPool> pool_;
+  Assets assets_;
+  TextureHandle color_, depth_;
+  RenderTargetHandle target_;
+  std::vector<View> views_;
+};
+
+// The same draws as the stress scene, recorded straight into Vulkan in sorted order: what a hand-written
+// renderer that already has its draws in order would do.
+class DirectLoop {
+ public:
+  DirectLoop(Bench& bench, const samples::StressScene& scene) : fns_(bench.device().context().fns()) {
+    VulkanDevice& d = bench.device();
+    auto info = vk::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
+    info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+    info.queueFamilyIndex = d.context().queueFamily();
+    fns_.t.vkCreateCommandPool(fns_.device, &info, nullptr, &pool_);
+    auto allocate = vk::make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
+    allocate.commandPool = pool_;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    fns_.t.vkAllocateCommandBuffers(fns_.device, &allocate, &cmd_);
+    for (uint32_t p = 0; p < samples::StressScene::kPipelines; ++p) {
+      pipelines_[p] = d.nativePipeline(scene.pipeline(p));
+    }
+    for (uint32_t t = 0; t < samples::StressScene::kTextures; ++t) views_[t] = d.nativeView(scene.texture(t));
+    sampler_ = d.nativeSampler(scene.sampler());
+    color_ = d.nativeAttachmentView(bench.color());
+    depth_ = d.nativeAttachmentView(bench.depth());
+    colorImage_ = d.nativeImage(bench.color());
+    depthImage_ = d.nativeImage(bench.depth());
+    layout_ = d.pipelineLayout();
+    view_ = scene.view();
+    count_ = scene.count();
+  }
+  ~DirectLoop() { fns_.t.vkDestroyCommandPool(fns_.device, pool_, nullptr); }
+
+  // The frame's draws in the order the runtime sorts them (a stable sort of the keys, in recording order).
+  void prepare(const samples::StressScene& scene, float time) {
+    draws_.resize(count_);
+    for (uint32_t i = 0; i < count_; ++i) draws_[i] = scene.draw(i, time);
+    std::stable_sort(
+        draws_.begin(), draws_.end(),
+        [](const samples::StressDraw& a, const samples::StressDraw& b) { return a.key.bits < b.key.bits; });
+  }
+
+  // Records the frame; returns the recording time. The buffer is never submitted, only reset.
+  Clock::duration record() {
+    const auto start = Clock::now();
+    auto begin = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    fns_.t.vkBeginCommandBuffer(cmd_, &begin);
+    VkImageMemoryBarrier2 barriers[2];
+    for (int i = 0; i < 2; ++i) {
+      barriers[i] = vk::make<VkImageMemoryBarrier2>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2);
+      barriers[i].oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+      barriers[i].srcQueueFamilyIndex = barriers[i].dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    }
+    barriers[0].dstStageMask = VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
+    barriers[0].dstAccessMask = VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
+    barriers[0].newLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    barriers[0].image = colorImage_;
+    barriers[0].subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    barriers[1].dstStageMask = VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT;
+    barriers[1].dstAccessMask = VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
+    barriers[1].newLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    barriers[1].image = depthImage_;
+    barriers[1].subresourceRange = {VK_IMAGE_ASPECT_DEPTH_BIT, 0, 1, 0, 1};
+    auto dependency = vk::make<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+    dependency.imageMemoryBarrierCount = 2;
+    dependency.pImageMemoryBarriers = barriers;
+    fns_.t.vkCmdPipelineBarrier2(cmd_, &dependency);
+
+    auto color = vk::make<VkRenderingAttachmentInfo>(VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO);
+    color.imageView = color_;
+    color.imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    color.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    color.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    auto depth = color;
+    depth.imageView = depth_;
+    depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    depth.clearValue.depthStencil = {1.0f, 0};
+    auto rendering = vk::make<VkRenderingInfo>(VK_STRUCTURE_TYPE_RENDERING_INFO);
+    rendering.renderArea = {{0, 0}, {kWidth, kHeight}};
+    rendering.layerCount = 1;
+    rendering.colorAttachmentCount = 1;
+    rendering.pColorAttachments = &color;
+    rendering.pDepthAttachment = &depth;
+    fns_.t.vkCmdBeginRendering(cmd_, &rendering);
+    const VkViewport viewport{float(view_.x), float(view_.y), float(view_.width), float(view_.height), 0, 1};
+    const VkRect2D scissor{{view_.x, view_.y}, {view_.width, view_.height}};
+    fns_.t.vkCmdSetViewport(cmd_, 0, 1, &viewport);
+    fns_.t.vkCmdSetScissor(cmd_, 0, 1, &scissor);
+
+    uint32_t pipeline = UINT32_MAX, texture = UINT32_MAX;
+    for (const samples::StressDraw& d : draws_) {
+      if (d.pipeline != pipeline) {
+        pipeline = d.pipeline;
+        fns_.t.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines_[pipeline]);
+      }
+      if (d.texture != texture) {
+        texture = d.texture;
+        const VkDescriptorImageInfo image{sampler_, views_[texture],
+                                          VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+        auto write = vk::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+        write.dstBinding = vk::binding::kTextureBase;
+        write.descriptorCount = 1;
+        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+        write.pImageInfo = &image;
+        fns_.t.vkCmdPushDescriptorSetKHR(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout_, 0, 1, &write);
+      }
+      fns_.t.vkCmdPushConstants(cmd_, layout_, vk::binding::kStages, 0, sizeof d.push, &d.push);
+      fns_.t.vkCmdDraw(cmd_, 6, 1, 0, 0);
+    }
+    fns_.t.vkCmdEndRendering(cmd_);
+    fns_.t.vkEndCommandBuffer(cmd_);
+    const auto elapsed = Clock::now() - start;
+    fns_.t.vkResetCommandPool(fns_.device, pool_, 0);
+    return elapsed;
+  }
+
+  uint32_t count() const { return count_; }
+
+ private:
+  const vk::DeviceFns& fns_;
+  VkCommandPool pool_ = VK_NULL_HANDLE;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+  VkPipeline pipelines_[samples::StressScene::kPipelines] = {};
+  VkImageView views_[samples::StressScene::kTextures] = {};
+  VkSampler sampler_ = VK_NULL_HANDLE;
+  VkImageView color_ = VK_NULL_HANDLE, depth_ = VK_NULL_HANDLE;
+  VkImage colorImage_ = VK_NULL_HANDLE, depthImage_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  View view_;
+  uint32_t count_ = 0;
+  std::vector<samples::StressDraw> draws_;
+};
+
+double ns(Clock::duration d) {
+  return double(std::chrono::duration_cast<std::chrono::nanoseconds>(d).count());
+}
+
+struct Totals {
+  double frames = 0, packets = 0, sort = 0, translate = 0, submit = 0;
+  void add(const VulkanFrameTiming& t) {
+    ++frames;
+    packets += double(t.packets);
+    sort += ns(t.sort);
+    translate += ns(t.translate);
+    submit += ns(t.submit);
+  }
+  void report(benchmark::State& state, uint64_t draws) const {
+    state.counters["packets_per_frame"] = packets / frames;
+    state.counters["draws_per_frame"] = double(draws);
+    state.counters["sort_us"] = sort / frames / 1e3;
+    state.counters["translate_us"] = translate / frames / 1e3;
+    state.counters["submit_us"] = submit / frames / 1e3;
+    state.counters["sort_ns_per_packet"] = sort / packets;
+    state.counters["translate_ns_per_packet"] = translate / packets;
+    state.counters["submit_ns_per_packet"] = submit / packets;
+  }
+};
+
+// The stress scene: runtime phases, and the direct loop in the same iteration. Iteration time (manual) is
+// the runtime's translation of one frame.
+void BM_StressRenderThread(benchmark::State& state) {
+  const auto draws = static_cast<uint32_t>(state.range(0));
+  Bench bench(samples::makeStress(), draws);
+  if (!bench.error.empty()) return state.SkipWithError(bench.error.c_str());
+  auto& scene = static_cast<samples::StressScene&>(bench.scene());
+  DirectLoop direct(bench, scene);
+  Totals totals;
+  double directNs = 0;
+  for (auto _ : state) {
+    const float time = float(bench.recordingFrame()) / 60.0f;
+    bench.frame();
+    totals.add(bench.last);
+    direct.prepare(scene, time);
+    directNs += ns(direct.record());
+    state.SetIterationTime(ns(bench.last.translate) / 1e9);
+  }
+  totals.report(state, draws);
+  const double frames = totals.frames;
+  state.counters["direct_us"] = directNs / frames / 1e3;
+  state.counters["direct_ns_per_draw"] = directNs / frames / double(direct.count());
+  state.counters["translate_over_direct"] = totals.translate / directNs;
+  const VulkanDeviceStats s = bench.device().stats();
+  state.counters["vk_pipeline_binds_per_frame"] = double(s.pipelineBinds) / double(s.frames);
+  state.counters["vk_descriptor_pushes_per_frame"] = double(s.descriptorPushes) / double(s.frames);
+  state.counters["redundant_binds_skipped_per_frame"] = double(s.redundantBindsSkipped) / double(s.frames);
+  state.SetLabel(bench.device().info().name);
+}
+BENCHMARK(BM_StressRenderThread)
+    ->Arg(100000)
+    ->Arg(10000)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(3.0);
+
+// The cubes scene (2,000 textured cubes, four packets each): runtime phases per packet.
+void BM_CubesRenderThread(benchmark::State& state) {
+  const auto draws = static_cast<uint32_t>(state.range(0));
+  Bench bench(samples::makeCubes(), draws);
+  if (!bench.error.empty()) return state.SkipWithError(bench.error.c_str());
+  Totals totals;
+  for (auto _ : state) {
+    bench.frame();
+    totals.add(bench.last);
+    state.SetIterationTime(ns(bench.last.translate) / 1e9);
+  }
+  totals.report(state, draws);
+  state.SetLabel(bench.device().info().name);
+}
+BENCHMARK(BM_CubesRenderThread)->Arg(2000)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+}  // namespace
+}  // namespace reel
+
+BENCHMARK_MAIN();

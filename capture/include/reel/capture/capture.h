@@ -1,0 +1,126 @@
+#pragma once
+// Capture: records frames of a running Renderer into a .reel trace (schema/trace.fbs, container.h).
+//
+//   auto capture = reel::capture::Capture::start(renderer, {.path = "out.reel"});  // kick thread
+//   if (!capture) { log(capture.error().message); }
+//   ... kick frames: each one is captured ...
+//   (*capture)->finish();  // or destroy it: the trace ends after the last frame kicked
+//
+// Or a frame range: {.path = "out.reel", .firstFrame = 500, .lastFrame = 502}; the trace then starts
+// with every resource alive at frame 500 (descriptor and contents read back from the device), so it
+// replays on its own, and finishes by itself after frame 502.
+//
+// How the work is split (none of it runs on the recording threads):
+//  - the render thread, in onFrame, takes one more reference on the frame's streams (FrameObserver's
+//    retain contract) and queues the frame: a few atomic adds and a lock, no copy. At most
+//    kMaxObserverRetainedFrames frames wait; when the writer is that far behind, the render thread
+//    waits for it (bounded memory), counted in CaptureStats::renderWaits, never dropping a frame.
+//  - at the first frame only, onFrameStart copies the live resources and reads their contents back.
+//  - a writer thread builds the FlatBuffers messages from the retained streams, gives the streams back,
+//    compresses (zstd, streaming, one frame at a time into the open chunk) and writes whole chunks.
+//
+// Crash safety: chunks reach the file whole, one write each. The trace is finished (the chunk in hand,
+// then the index) by finish(), by the destructor, at exit(), and, with handleSignals, on SIGINT, SIGTERM
+// and abort() (see shutdown.cpp). A process killed with SIGKILL leaves a trace that reads up to its last
+// whole chunk.
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reel/runtime/frame.h"
+#include "reel/runtime/renderer.h"
+#include "reel/runtime/result.h"
+
+namespace reel::capture {
+
+inline constexpr uint64_t kNextFrame = std::numeric_limits<uint64_t>::max();
+inline constexpr uint64_t kNoLastFrame = std::numeric_limits<uint64_t>::max();
+
+// The chosen zstd settings (see bench/capture_bench.cpp and the README for the measurements): level 1
+// with long-distance matching over a window larger than a chunk, so that each frame of a chunk is
+// mostly matched against the frame before it, and chunks of a few frames, so that any frame is one
+// chunk decompression away.
+struct CompressionSettings {
+  int level = 1;
+  bool longDistanceMatching = true;
+  int windowLog = 26;                 // 64 MiB; `zstd -dc` accepts up to 27 without --long
+  uint64_t chunkBytes = 32ull << 20;  // a chunk closes after the frame that takes it past this...
+  uint32_t maxFramesPerChunk = 8;     // ...or after this many frames
+};
+
+struct CaptureOptions {
+  std::string path;
+  uint64_t firstFrame = kNextFrame;   // renderer frame number; kNextFrame: the next frame kicked
+  uint64_t lastFrame = kNoLastFrame;  // inclusive; kNoLastFrame: until stop(), finish() or destruction
+  std::string appName;                // empty: taken from /proc/self/cmdline
+  std::vector<std::string> appArgs;
+  CompressionSettings compression;
+  bool handleSignals = true;                  // finish the trace on SIGINT, SIGTERM, abort() and exit()
+  std::function<void(std::string_view)> log;  // gets a summary line when the trace is finished
+};
+
+struct CaptureStats {
+  uint64_t firstFrame = 0;
+  uint64_t framesCaptured = 0;  // queued by the render thread
+  uint64_t framesWritten = 0;
+  uint64_t renderWaits = 0;  // onFrame calls that waited for the writer
+  uint64_t renderWaitNs = 0;
+  uint64_t snapshotNs = 0;    // render-thread time spent reading back resources at the first frame
+  uint64_t resources = 0;     // live resources written at the capture start
+  uint64_t packets = 0;       // chain links of every captured bucket
+  uint64_t packetBytes = 0;   // keys, payloads and aux data of those packets
+  uint64_t messageBytes = 0;  // uncompressed bytes of every message
+  uint64_t fileBytes = 0;
+  uint64_t chunks = 0;
+  uint64_t writerCpuNs = 0;  // CPU time of the writer thread
+  bool finished = false;
+  std::string error;  // the first write error; the capture stopped there
+};
+
+class Capture final : public FrameObserver {
+ public:
+  // Opens options.path, starts the writer thread and attaches to the renderer (setObserver). Call on
+  // the renderer's kick thread. Fails when the file cannot be created or the frame range is over.
+  static Result<std::unique_ptr<Capture>> start(Renderer& renderer, CaptureOptions options);
+
+  // Kick thread, with the renderer alive: detaches (setObserver(nullptr), flushAndWait), then finishes
+  // the trace with every frame kicked so far. A Capture must not outlive its renderer.
+  ~Capture() override;
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+
+  // Ends the range after the last frame kicked so far (kick thread); returns at once.
+  void stop();
+  // stop(), then waits until the trace is complete on disk. Returns the write error, if there was one.
+  Result<void> finish();
+  bool finished() const;
+
+  // An annotation for the frame being recorded: written just before that frame. Any thread that
+  // records (not during kick()).
+  void marker(std::string text);
+
+  CaptureStats stats() const;
+  const std::string& path() const;
+
+  // ---- FrameObserver: render thread ----
+  void onFrameStart(const FrameStart& start) override;
+  void onFrame(const FrameView& frame) override;
+
+  // Ends the capture without touching the renderer (exit, signals): no new frame is taken, the queued
+  // ones are written, then the index. Any thread but the render thread; returns when the file is done.
+  void finishForShutdown(const char* reason);
+
+  struct State;  // capture.cpp
+
+ private:
+  Capture(Renderer& renderer, std::unique_ptr<State> state);
+  Renderer& renderer_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace reel::capture

@@ -1,0 +1,40 @@
+#pragma once
+// Capture from the environment, for any app built on reel, without code changes in the app:
+//
+//   REEL_CAPTURE=out.reel           capture to out.reel, from the first frame until the end
+//   REEL_CAPTURE_FRAMES=10-12       only frames 10 to 12 (inclusive); "10" = frame 10 alone,
+//                                   "10-" = from frame 10 until the end
+//
+// The runtime cannot start a capture itself: it must not depend on capture (ARCHITECTURE.md: runtime <-
+// capture, one way). So whoever creates the Renderer calls installFromEnvironment once, right after:
+// the app framework does (the samples' common main), and an app on the bare Renderer adds one line.
+// A hook in RendererConfig (a factory the runtime calls) was the alternative; it would hide the
+// dependency behind a function pointer and still need the same call to set it, and a self-registering
+// static initializer is dropped by the linker from a static library that nothing references.
+//
+//   reel::Renderer renderer(device);
+//   auto capture = reel::capture::installFromEnvironment(renderer);  // keep it; destroy it before renderer
+//   if (!capture) std::fprintf(stderr, "%s\n", capture.error().message.c_str());
+
+#include <memory>
+#include <string_view>
+
+#include "reel/capture/capture.h"
+
+namespace reel::capture {
+
+struct FrameRange {
+  uint64_t first = 0;
+  uint64_t last = kNoLastFrame;  // inclusive
+};
+
+// "A-B", "A" or "A-": decimal frame numbers, A <= B.
+Result<FrameRange> parseFrameRange(std::string_view text);
+
+// Starts a capture when REEL_CAPTURE is set and not empty, with `defaults` for everything else (the
+// summary goes to stderr unless defaults.log says otherwise). Returns a null capture when REEL_CAPTURE
+// is unset, an error when a variable is malformed or the file cannot be created. Call it on the kick
+// thread, before the first frame to capture is kicked.
+Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, CaptureOptions defaults = {});
+
+}  // namespace reel::capture

@@ -1,0 +1,474 @@
+#include "reel/capture/capture.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+#include "frame_ticket.h"
+#include "messages.h"
+#include "reel/schema/messages.h"
+#include "shutdown.h"
+#include "trace_file.h"
+
+namespace reel::capture {
+
+using detail::BucketTicket;
+using detail::FrameTicket;
+using detail::Snapshot;
+using detail::SnapshotResource;
+
+namespace {
+
+uint64_t threadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+}
+
+uint64_t nanosecondsSince(std::chrono::steady_clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+// The application's name and arguments, when the app did not give them: /proc/self/cmdline holds them
+// NUL-separated.
+void commandLine(std::string& name, std::vector<std::string>& args) {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::string> parts;
+  for (size_t start = 0; start < all.size();) {
+    const size_t end = all.find('\0', start);
+    parts.push_back(all.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  if (parts.empty()) return;
+  name = parts[0];
+  args.assign(parts.begin() + 1, parts.end());
+}
+
+}  // namespace
+
+struct Capture::State {
+  CaptureOptions options;
+  std::unique_ptr<detail::TraceFile> file;
+  uint64_t first = 0;
+  int64_t captureTimeNs = 0;
+
+  // Read by the render thread without the lock, to return at once for frames outside the capture.
+  std::atomic<uint64_t> endBefore{kNoLastFrame};  // frames in [first, endBefore) are captured
+  std::atomic<bool> closed{false};                // no frame is taken any more
+
+  std::mutex mutex;
+  std::condition_variable workReady;   // the writer waits for work
+  std::condition_variable spaceFreed;  // the render thread waits for a free ring slot
+  std::condition_variable done;        // finish() and shutdown wait for the writer to end
+  std::array<FrameTicket, kMaxObserverRetainedFrames> ring;
+  uint32_t ringHead = 0;
+  uint32_t ringCount = 0;
+  std::unique_ptr<Snapshot> snapshot;
+  std::vector<std::pair<uint64_t, std::string>> markers;  // (frame, text) not yet handed over
+  std::string endReason;
+  bool shutdown = false;
+  bool writerDone = false;
+  CaptureStats stats;
+  std::thread writer;
+
+  void writerLoop();
+  Result<void> writeFrame(detail::MessageBuilder& builder, FrameTicket& ticket);
+  Result<void> writeHeaderAndResources(detail::MessageBuilder& builder, const FrameTicket* firstTicket);
+  void releaseStreams(FrameTicket& ticket);
+  void popTicket();
+  std::string summary() const;
+
+  // Writer thread only.
+  std::unique_ptr<Snapshot> pendingSnapshot;
+  std::vector<std::string> knownKeyTypes;
+  uint64_t nextFrame = 0;
+};
+
+Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptions options) {
+  if (options.path.empty()) return fail("capture: no output path");
+  auto state = std::make_unique<State>();
+  const uint64_t next = renderer.recordingFrame();
+  state->first = options.firstFrame == kNextFrame ? next : std::max(options.firstFrame, next);
+  if (options.lastFrame != kNoLastFrame) {
+    if (options.lastFrame < options.firstFrame && options.firstFrame != kNextFrame) {
+      return fail("capture: frame range ", options.firstFrame, "-", options.lastFrame, " is empty");
+    }
+    if (options.lastFrame < state->first) {
+      return fail("capture: frame range ends at ", options.lastFrame, ", but frame ", next,
+                  " is the next one the renderer kicks");
+    }
+    state->endBefore = options.lastFrame + 1;
+  }
+  if (options.appName.empty()) commandLine(options.appName, options.appArgs);
+  auto file = detail::TraceFile::create(options.path, options.compression);
+  if (!file) return file.error();
+  state->file = std::move(file.value());
+  state->captureTimeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  state->nextFrame = state->first;
+  state->stats.firstFrame = state->first;
+  state->options = std::move(options);
+
+  std::unique_ptr<Capture> capture(new Capture(renderer, std::move(state)));
+  State& s = *capture->state_;
+  s.writer = std::thread([&s] {
+    detail::markCaptureThread();
+    s.writerLoop();
+  });
+  if (s.options.handleSignals) detail::registerForShutdown(capture.get());
+  renderer.setObserver(capture.get());
+  return capture;
+}
+
+Capture::Capture(Renderer& renderer, std::unique_ptr<State> state)
+    : renderer_(renderer), state_(std::move(state)) {}
+
+Capture::~Capture() {
+  State& s = *state_;
+  if (s.options.handleSignals) detail::unregisterForShutdown(this);
+  // No frame in flight may still point at this observer once it is gone.
+  renderer_.setObserver(nullptr);
+  renderer_.flushAndWait();
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.endReason.empty()) s.endReason = "capture destroyed";
+  }
+  (void)finish();
+  s.writer.join();
+}
+
+const std::string& Capture::path() const {
+  return state_->options.path;
+}
+
+void Capture::stop() {
+  State& s = *state_;
+  const uint64_t kicked = renderer_.recordingFrame();  // frames before this one are kicked
+  {
+    std::lock_guard lock(s.mutex);
+    if (kicked < s.endBefore.load()) {
+      s.endBefore.store(kicked);
+      if (s.endReason.empty()) s.endReason = "stopped";
+    }
+  }
+  s.workReady.notify_all();
+}
+
+Result<void> Capture::finish() {
+  stop();
+  State& s = *state_;
+  std::unique_lock lock(s.mutex);
+  s.done.wait(lock, [&] { return s.writerDone; });
+  if (!s.stats.error.empty()) return Error{s.stats.error};
+  return {};
+}
+
+bool Capture::finished() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->writerDone;
+}
+
+void Capture::finishForShutdown(const char* reason) {
+  State& s = *state_;
+  std::unique_lock lock(s.mutex);
+  if (!s.writerDone) {
+    if (s.endReason.empty()) s.endReason = reason;
+    s.shutdown = true;
+    s.closed = true;
+  }
+  s.workReady.notify_all();
+  s.spaceFreed.notify_all();
+  s.done.wait(lock, [&] { return s.writerDone; });
+}
+
+void Capture::marker(std::string text) {
+  State& s = *state_;
+  const uint64_t frame = renderer_.recordingFrame();
+  std::lock_guard lock(s.mutex);
+  s.markers.emplace_back(frame, std::move(text));
+}
+
+CaptureStats Capture::stats() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->stats;
+}
+
+// ---- render thread ----
+
+void Capture::onFrameStart(const FrameStart& start) {
+  State& s = *state_;
+  if (start.frame != s.first || s.closed.load(std::memory_order_acquire) ||
+      start.frame >= s.endBefore.load(std::memory_order_acquire)) {
+    return;
+  }
+  // The capture's first frame: what it needs to replay on its own is every resource alive now. The
+  // create requests come from LiveResources; buffer and texture contents from the device, since the GPU
+  // may have written them (render targets, compute outputs, copies).
+  const auto began = std::chrono::steady_clock::now();
+  auto snapshot = std::make_unique<Snapshot>();
+  snapshot->frame = start.frame;
+  snapshot->device = start.device->info();
+  start.live->forEach([&](const LiveResources::Entry& entry) {
+    SnapshotResource& r = snapshot->resources.emplace_back();
+    r.createType = entry.createType;
+    r.create = entry.payload;
+    r.code = entry.aux;
+    if (entry.createType == CommandType::CreateBuffer) {
+      auto bytes = start.device->readBuffer(BufferHandle{entry.handle});
+      if (bytes) {
+        r.contents.push_back({0, std::move(bytes.value())});
+      } else {
+        r.readbackError = bytes.error().message;
+      }
+    } else if (entry.createType == CommandType::CreateTexture &&
+               entry.payload.size() >= sizeof(cmd::CreateTexture)) {
+      cmd::CreateTexture create;
+      std::memcpy(&create, entry.payload.data(), sizeof create);
+      for (uint32_t mip = 0; mip < std::max(1u, create.desc.mipLevels); ++mip) {
+        auto texels = start.device->readTexture(create.texture, mip);
+        if (!texels) {
+          r.readbackError = texels.error().message;
+          break;
+        }
+        r.contents.push_back({mip, std::move(texels.value())});
+      }
+    }
+  });
+  {
+    std::lock_guard lock(s.mutex);
+    s.stats.resources = snapshot->resources.size();
+    s.snapshot = std::move(snapshot);
+    s.stats.snapshotNs = nanosecondsSince(began);
+  }
+  s.workReady.notify_one();
+}
+
+void Capture::onFrame(const FrameView& view) {
+  State& s = *state_;
+  if (view.frame < s.first || view.frame >= s.endBefore.load(std::memory_order_acquire) ||
+      s.closed.load(std::memory_order_acquire)) {
+    return;
+  }
+  std::unique_lock lock(s.mutex);
+  if (s.ringCount == s.ring.size()) {
+    // The writer is kMaxObserverRetainedFrames frames behind: wait for it rather than drop the frame.
+    const auto began = std::chrono::steady_clock::now();
+    s.spaceFreed.wait(lock, [&] { return s.ringCount < s.ring.size() || s.closed.load(); });
+    ++s.stats.renderWaits;
+    s.stats.renderWaitNs += nanosecondsSince(began);
+  }
+  if (s.closed.load()) return;
+  FrameTicket& ticket = s.ring[(s.ringHead + s.ringCount) % s.ring.size()];
+  ticket.frame = view.frame;
+  ticket.sortedOrderHash = view.sortedOrderHash;
+  // Retain instead of copy (frame.h): the writer reads the streams and gives them back.
+  ticket.requests = view.requests;
+  if (ticket.requests) ticket.requests->references.fetch_add(1, std::memory_order_relaxed);
+  ticket.buckets.clear();
+  for (size_t i = 0; i < view.buckets.size(); ++i) {
+    const FrameBucketView& b = view.buckets[i];
+    b.stream->references.fetch_add(1, std::memory_order_relaxed);
+    ticket.buckets.push_back(BucketTicket{b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i)});
+  }
+  ticket.markers.clear();
+  auto it = s.markers.begin();
+  // Markers made before the first captured frame come with it.
+  for (; it != s.markers.end() && it->first <= view.frame; ++it)
+    ticket.markers.push_back(std::move(it->second));
+  s.markers.erase(s.markers.begin(), it);
+  ++s.ringCount;
+  ++s.stats.framesCaptured;
+  lock.unlock();
+  s.workReady.notify_one();
+}
+
+// ---- writer thread ----
+
+void Capture::State::releaseStreams(FrameTicket& ticket) {
+  for (const BucketTicket& b : ticket.buckets) b.stream->references.fetch_sub(1, std::memory_order_release);
+  if (ticket.requests) ticket.requests->references.fetch_sub(1, std::memory_order_release);
+  ticket.requests = nullptr;
+  ticket.buckets.clear();
+}
+
+void Capture::State::popTicket() {
+  std::lock_guard lock(mutex);
+  ringHead = (ringHead + 1) % ring.size();
+  --ringCount;
+  spaceFreed.notify_one();
+}
+
+Result<void> Capture::State::writeHeaderAndResources(detail::MessageBuilder& builder,
+                                                     const FrameTicket* firstTicket) {
+  if (!file->headerWritten()) {
+    detail::HeaderInfo info;
+    info.appName = options.appName;
+    info.appArgs = options.appArgs;
+    if (pendingSnapshot) info.device = pendingSnapshot->device;
+    info.captureTimeNs = captureTimeNs;
+    info.firstFrame = first;
+    if (firstTicket) {
+      for (const BucketTicket& b : firstTicket->buckets) {
+        const std::string keyType = b.bucket->keyTypeName();
+        if (std::find(knownKeyTypes.begin(), knownKeyTypes.end(), keyType) != knownKeyTypes.end()) continue;
+        knownKeyTypes.push_back(keyType);
+        info.keyTypes.push_back(b.bucket);
+      }
+    }
+    if (auto r = file->writeHeader(builder.header(info)); !r) return r;
+  }
+  if (pendingSnapshot) {
+    const Snapshot& resources = *pendingSnapshot;
+    size_t next = 0;
+    do {
+      const auto message = builder.resources(resources, next);
+      if (auto r = file->append(message, static_cast<uint8_t>(fb::Body::Resources), resources.frame); !r)
+        return r;
+    } while (next < resources.resources.size());
+    pendingSnapshot.reset();
+  }
+  return {};
+}
+
+Result<void> Capture::State::writeFrame(detail::MessageBuilder& builder, FrameTicket& ticket) {
+  if (auto r = writeHeaderAndResources(builder, &ticket); !r) return r;
+  std::vector<const CommandBucketBase*> newKeyTypes;
+  for (const BucketTicket& b : ticket.buckets) {
+    const std::string keyType = b.bucket->keyTypeName();
+    if (std::find(knownKeyTypes.begin(), knownKeyTypes.end(), keyType) != knownKeyTypes.end()) continue;
+    knownKeyTypes.push_back(keyType);
+    newKeyTypes.push_back(b.bucket);
+  }
+  if (!newKeyTypes.empty()) {
+    if (auto r = file->append(builder.keyLayouts(newKeyTypes), static_cast<uint8_t>(fb::Body::KeyLayouts),
+                              ticket.frame);
+        !r) {
+      return r;
+    }
+  }
+  for (const std::string& text : ticket.markers) {
+    if (auto r = file->append(builder.marker(ticket.frame, text), static_cast<uint8_t>(fb::Body::Marker),
+                              ticket.frame);
+        !r) {
+      return r;
+    }
+  }
+  detail::FrameCounts counts;
+  auto message = builder.frame(ticket, counts);
+  // The message is built: the render thread may have the streams back before compression starts.
+  releaseStreams(ticket);
+  const uint64_t frame = ticket.frame;
+  popTicket();
+  if (!message) return fail(options.path, ": ", message.error().message);
+  if (auto r = file->append(message.value(), static_cast<uint8_t>(fb::Body::Frame), frame); !r) return r;
+  if (auto r = file->frameDone(); !r) return r;
+  std::lock_guard lock(mutex);
+  ++stats.framesWritten;
+  stats.packets += counts.packets;
+  stats.packetBytes += counts.packetBytes;
+  stats.messageBytes = file->messageBytes();
+  stats.fileBytes = file->fileBytes();
+  stats.chunks = file->chunks();
+  stats.writerCpuNs = threadCpuNs();
+  return {};
+}
+
+std::string Capture::State::summary() const {
+  char line[512];
+  char frames[64] = "no frames";
+  if (stats.framesWritten > 0) {
+    std::snprintf(frames, sizeof frames, "frames %llu-%llu", static_cast<unsigned long long>(first),
+                  static_cast<unsigned long long>(nextFrame - 1));
+  }
+  const double ratio = stats.fileBytes ? double(stats.messageBytes) / double(stats.fileBytes) : 0.0;
+  if (!stats.error.empty()) {
+    std::snprintf(line, sizeof line, "reel capture: %s: failed after %llu frames: %s", options.path.c_str(),
+                  static_cast<unsigned long long>(stats.framesWritten), stats.error.c_str());
+  } else {
+    std::snprintf(line, sizeof line,
+                  "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
+                  "render thread waited %llu times (%.2f ms) [%s]",
+                  frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
+                  double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
+                  static_cast<unsigned long long>(stats.resources),
+                  static_cast<unsigned long long>(stats.renderWaits), double(stats.renderWaitNs) / 1e6,
+                  endReason.c_str());
+  }
+  return line;
+}
+
+void Capture::State::writerLoop() {
+  detail::MessageBuilder builder;
+  Result<void> status;
+  for (;;) {
+    std::unique_lock lock(mutex);
+    workReady.wait(lock,
+                   [&] { return snapshot || ringCount > 0 || nextFrame >= endBefore.load() || shutdown; });
+    if (snapshot) {
+      pendingSnapshot = std::move(snapshot);
+      continue;
+    }
+    if (ringCount > 0) {
+      FrameTicket& ticket = ring[ringHead];
+      lock.unlock();
+      nextFrame = ticket.frame + 1;
+      status = writeFrame(builder, ticket);
+      if (!status) break;
+      continue;
+    }
+    break;  // every frame of the range is written, or a shutdown asked for the end
+  }
+
+  // Finish: the frames queued so far are written (or, after an error, given back), then the end.
+  if (status) status = writeHeaderAndResources(builder, nullptr);
+  if (status) {
+    std::unique_lock lock(mutex);
+    const detail::CaptureEndInfo end{stats.framesWritten, stats.renderWaits, stats.renderWaitNs,
+                                     endReason.empty() ? "frame range complete" : endReason};
+    if (endReason.empty()) endReason = end.reason;
+    lock.unlock();
+    status = file->append(builder.captureEnd(end), static_cast<uint8_t>(fb::Body::CaptureEnd), nextFrame);
+  }
+  if (status) status = file->finish();
+  std::unique_lock lock(mutex);
+  closed = true;
+  if (!status) {
+    stats.error = status.error().message;
+    // The render thread must not wait for a writer that stopped: give every queued frame back.
+    while (ringCount > 0) {
+      releaseStreams(ring[ringHead]);
+      ringHead = (ringHead + 1) % ring.size();
+      --ringCount;
+    }
+  }
+  stats.finished = true;
+  stats.messageBytes = file->messageBytes();
+  stats.fileBytes = file->fileBytes();
+  stats.chunks = file->chunks();
+  stats.writerCpuNs = threadCpuNs();
+  const std::string line = summary();
+  lock.unlock();
+  spaceFreed.notify_all();
+  // Before writerDone: a process that exits once finishForShutdown returns still prints the line.
+  if (options.log) options.log(line);
+  lock.lock();
+  writerDone = true;
+  lock.unlock();
+  done.notify_all();
+}
+
+}  // namespace reel::capture

@@ -1,0 +1,54 @@
+#include "reel/capture/environment.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace reel::capture {
+namespace {
+
+bool parseNumber(std::string_view text, uint64_t& out) {
+  if (text.empty()) return false;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+Result<FrameRange> parseFrameRange(std::string_view text) {
+  auto bad = [&](const char* why) {
+    return fail("REEL_CAPTURE_FRAMES='", std::string(text), "': ", why, " (expected A-B, A or A-)");
+  };
+  FrameRange range;
+  const size_t dash = text.find('-');
+  if (!parseNumber(text.substr(0, dash), range.first)) return bad("the first frame is not a number");
+  if (dash == std::string_view::npos) {
+    range.last = range.first;
+  } else if (dash + 1 < text.size()) {
+    if (!parseNumber(text.substr(dash + 1), range.last)) return bad("the last frame is not a number");
+    if (range.last < range.first) return bad("the last frame comes before the first");
+  }
+  return range;
+}
+
+Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, CaptureOptions defaults) {
+  const char* path = std::getenv("REEL_CAPTURE");
+  if (!path || !*path) return std::unique_ptr<Capture>();
+  CaptureOptions options = std::move(defaults);
+  options.path = path;
+  if (const char* frames = std::getenv("REEL_CAPTURE_FRAMES"); frames && *frames) {
+    auto range = parseFrameRange(frames);
+    if (!range) return range.error();
+    options.firstFrame = range->first;
+    options.lastFrame = range->last;
+  }
+  if (!options.log) {
+    options.log = [](std::string_view line) {
+      std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
+    };
+  }
+  return Capture::start(renderer, std::move(options));
+}
+
+}  // namespace reel::capture

@@ -1,0 +1,98 @@
+#pragma once
+// Builds the trace's FlatBuffers messages (schema/trace.fbs) on the writer thread. Each call returns
+// the finished size-prefixed message, valid until the next call. Column buffers are kept between frames,
+// so a steady stream of frames allocates nothing.
+
+#include <flatbuffers/flatbuffers.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "frame_ticket.h"
+#include "reel/runtime/device.h"
+#include "reel/runtime/result.h"
+#include "reel/runtime/tags.h"
+#include "reel/schema/shuffle.h"
+
+namespace reel::capture::detail {
+
+struct HeaderInfo {
+  std::string appName;
+  std::vector<std::string> appArgs;
+  DeviceInfo device;
+  int64_t captureTimeNs = 0;
+  uint64_t firstFrame = 0;
+  std::vector<const CommandBucketBase*> keyTypes;  // one bucket per distinct key type
+};
+
+struct CaptureEndInfo {
+  uint64_t frames = 0;
+  uint64_t renderWaits = 0;
+  uint64_t renderWaitNs = 0;
+  std::string reason;
+};
+
+struct FrameCounts {
+  uint64_t packets = 0;
+  uint64_t packetBytes = 0;
+};
+
+// Resources messages are split so that none exceeds this (far below FlatBuffers' 2 GiB limit).
+inline constexpr uint64_t kMaxResourcesMessageBytes = 64ull << 20;
+
+class MessageBuilder {
+ public:
+  MessageBuilder();
+
+  std::span<const uint8_t> header(const HeaderInfo& info);
+  std::span<const uint8_t> keyLayouts(std::span<const CommandBucketBase* const> keyTypes);
+  // Resources from snapshot.resources[next...]: as many as fit kMaxResourcesMessageBytes (at least one).
+  // Advances `next`.
+  std::span<const uint8_t> resources(const Snapshot& snapshot, size_t& next);
+  // Reads the ticket's retained streams; they may be released as soon as this returns.
+  Result<std::span<const uint8_t>> frame(const FrameTicket& ticket, FrameCounts& counts);
+  std::span<const uint8_t> marker(uint64_t frame, std::string_view text);
+  std::span<const uint8_t> captureEnd(const CaptureEndInfo& info);
+
+ private:
+  // One bucket's columns (trace.fbs, table Bucket), reused frame after frame.
+  struct Columns {
+    std::vector<uint64_t> keys;
+    std::vector<uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
+    std::vector<uint16_t> bodyType;
+    std::vector<uint8_t> payload, aux;               // in body order
+    std::vector<uint32_t> payloadOffset, auxOffset;  // per body, into payload / aux
+    schema::ColumnGroups payloadGroups, auxGroups;
+    std::vector<uint8_t> shuffledKeys, shuffledPayload, shuffledAux;  // what the message holds
+    std::vector<uint32_t> tags;  // 4 uint32 per tag: file, function, line, message
+    std::vector<std::string_view> strings;
+    std::unordered_map<uint32_t, uint32_t> sharedBody;        // stream offset of a shared packet -> body
+    std::unordered_map<const char*, uint32_t> literalString;  // __FILE__ / __func__ pointer -> string
+    std::unordered_map<std::string_view, uint32_t> messageString;
+    struct TagKey {
+      uint32_t file, function, line, message;
+      bool operator==(const TagKey&) const = default;
+    };
+    struct TagKeyHash {
+      size_t operator()(const TagKey& k) const;
+    };
+    std::unordered_map<TagKey, uint32_t, TagKeyHash> tagIndex;
+    void clear();
+  };
+
+  flatbuffers::Offset<void> bucket(const BucketTicket& ticket, FrameCounts& counts);
+  uint32_t body(const BucketStream& stream, uint32_t packet);
+  uint32_t tag(const TagRecord& record);
+  uint32_t string(std::string_view text);
+  std::span<const uint8_t> finish(uint8_t kind, flatbuffers::Offset<void> body);
+
+  flatbuffers::FlatBufferBuilder fbb_;
+  Columns columns_;
+  std::vector<uint64_t> lastEpoch_;  // per bucket index: the epoch of its stream in the previous frame
+};
+
+}  // namespace reel::capture::detail

@@ -1,0 +1,94 @@
+#pragma once
+// TraceReader: opens a .reel trace (schema/include/reel/schema/container.h), checks its header, reads
+// its index or, when the writer did not finish, rebuilds it by walking the chunks, and gives random
+// access to every frame. No Vulkan here: replay, the CLI and the viewer all read through this.
+//
+//   auto reader = reel::trace::TraceReader::open("out.reel");
+//   if (!reader) { puts(reader.error().message.c_str()); return 1; }  // "out.reel: byte 0: not a reel trace
+//   ..." for (const std::string& w : reader->warnings()) puts(w.c_str());  // e.g. truncated: frames 0..11
+//   readable auto resources = reader->readResources();                         // alive at the capture start
+//   for (size_t i = 0; i < reader->frameCount(); ++i) {
+//     auto frame = reader->readFrame(i);                               // decompress, verify, check
+//     if (!frame) { puts(frame.error().message.c_str()); continue; }   // "... chunk 3 ...: checksum
+//     mismatch" for (const auto& bucket : frame->buckets) ...
+//   }
+//
+// The file is hostile until checked: every message passes the FlatBuffers verifier before use, every
+// chunk's zstd checksum is checked, and no size or offset read from the file is used before it is checked
+// against what it points into. Errors name the file, the byte offset and what is wrong; they come back
+// as Results, never as exceptions or crashes.
+//
+// Not thread-safe: one reader per thread (records it returned may be used from any thread).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reel/runtime/result.h"
+#include "reel/trace/header.h"
+#include "reel/trace/records.h"
+
+namespace reel::trace {
+
+struct ReaderOptions {
+  // A chunk that would decompress to more than this is refused (a hostile file can claim anything).
+  uint64_t maxChunkBytes = 4ull << 30;
+};
+
+struct ChunkInfo {
+  uint64_t offset = 0;  // of its zstd frame in the file
+  uint64_t compressedSize = 0;
+  uint64_t rawSize = 0;
+  bool readable = true;  // false: found corrupt while rebuilding the index (its messages are lost)
+};
+
+struct MessageInfo {
+  uint8_t kind = 0;    // reel::fb::Body; schema::messageKindName() names it
+  uint64_t frame = 0;  // the frame it belongs to
+  uint32_t chunk = 0;
+  uint32_t offset = 0;  // in the chunk's decompressed bytes
+  uint32_t size = 0;
+};
+
+class TraceReader {
+ public:
+  static Result<TraceReader> open(const std::string& path, const ReaderOptions& options = {});
+  // A trace already in memory; `name` stands for the file in messages.
+  static Result<TraceReader> fromBytes(std::vector<std::byte> bytes, std::string name,
+                                       const ReaderOptions& options = {});
+
+  TraceReader(TraceReader&&) noexcept;
+  TraceReader& operator=(TraceReader&&) noexcept;
+  ~TraceReader();
+
+  const std::string& name() const;
+  const TraceHeader& header() const;
+  // What was wrong but did not stop the reader: no index (rebuilt), a file cut short (readable up to
+  // the cut), a corrupt chunk skipped while rebuilding, a newer minor version.
+  const std::vector<std::string>& warnings() const;
+  bool hasIndex() const;  // the writer's index was read, not rebuilt
+  bool complete() const;  // the trace ends with its CaptureEnd message
+
+  std::span<const ChunkInfo> chunks() const;
+  std::span<const MessageInfo> messages() const;  // in file order
+
+  size_t frameCount() const;
+  uint64_t frameNumber(size_t index) const;
+  std::optional<size_t> findFrame(uint64_t number) const;
+  Result<FrameRecord> readFrame(size_t index);
+
+  Result<std::vector<ResourcesRecord>> readResources();
+  Result<std::vector<MarkerRecord>> readMarkers();
+  Result<std::optional<CaptureEndRecord>> readCaptureEnd();
+
+  struct Impl;
+
+ private:
+  explicit TraceReader(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace reel::trace

@@ -1,0 +1,149 @@
+#pragma once
+// What a trace holds, decoded and checked: frames (resource requests, then each bucket's keys and packet
+// chains in submission order), the resources alive at the capture start, markers and the capture's end.
+//
+// Records point into the decompressed chunk they came from and keep it alive (a shared pointer); the
+// byte-shuffled columns (keys, payloads, aux data: trace.fbs) are unshuffled into the record itself.
+// A PacketRecord's spans point into its BucketRecord and are unaligned: copy a payload out
+// (PacketRecord::as) before reading it as its struct.
+//
+// Every index and size in a record was checked against the message it came from and the trace's
+// command table when the record was decoded: a record never points outside its chunk.
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reel/runtime/commands.h"
+
+namespace reel::trace {
+
+struct TagView {
+  std::string_view file;
+  std::string_view function;
+  std::string_view message;
+  uint32_t line = 0;
+};
+
+// One link of a key's chain: a packet as the render thread dispatched it.
+struct PacketRecord {
+  uint16_t type = 0;                   // command id in the trace's command table
+  std::span<const std::byte> payload;  // the packet struct's bytes, as long as the command's size
+  std::span<const std::byte> aux;
+  const TagView* tag = nullptr;  // null when untagged
+  uint32_t body = 0;             // links that name the same body share one packet
+  bool shared = false;           // the body is a shared packet (CommandBucket::createShared)
+
+  // The payload as a runtime packet, for a trace whose layout of T matches this build's
+  // (TraceHeader::matchesRuntime). False when the type or size differs.
+  template <Command T>
+  bool as(T& out) const {
+    if (type != static_cast<uint16_t>(T::kType) || payload.size() != sizeof(T)) return false;
+    std::memcpy(&out, payload.data(), sizeof(T));
+    return true;
+  }
+};
+
+class BucketRecord {
+ public:
+  uint16_t index = 0;  // position among the renderer's buckets
+  std::string_view name;
+  std::string_view keyType;
+  bool retained = false;  // the same recording as in the previous captured frame
+
+  size_t keyCount() const { return keys_.size(); }
+  uint64_t key(size_t i) const { return keys_[i]; }
+  std::span<const uint64_t> keys() const { return keys_; }
+  size_t chainLength(size_t key) const { return chainStart_[key + 1] - chainStart_[key]; }
+  size_t linkCount() const { return linkBody_.size(); }
+  size_t bodyCount() const { return bodyType_.size(); }
+  std::span<const TagView> tags() const { return tags_; }
+
+  PacketRecord packet(size_t key, size_t link) const { return linkRecord(chainStart_[key] + link); }
+  // fn(const PacketRecord&) for each link of a key's chain, in order.
+  template <typename Fn>
+  void forEachInChain(size_t key, Fn&& fn) const {
+    for (size_t l = chainStart_[key]; l < chainStart_[key + 1]; ++l) fn(linkRecord(l));
+  }
+
+ private:
+  friend struct Decoder;
+  PacketRecord linkRecord(size_t link) const {
+    const uint32_t b = linkBody_[link];
+    PacketRecord p;
+    p.type = bodyType_[b];
+    p.payload = {payload_.data() + bodyPayload_[b], bodyPayload_[b + 1] - bodyPayload_[b]};
+    p.aux = {aux_.data() + bodyAux_[b], bodyAux_[b + 1] - bodyAux_[b]};
+    p.tag = linkTag_.empty() || linkTag_[link] == 0 ? nullptr : &tags_[linkTag_[link] - 1];
+    p.body = b;
+    p.shared = bodyShared_[b] != 0;
+    return p;
+  }
+
+  std::vector<uint64_t> keys_;        // unshuffled from the message
+  std::vector<uint32_t> chainStart_;  // keyCount + 1 prefix sums of the chain lengths
+  std::span<const uint32_t> linkBody_;
+  std::span<const uint32_t> linkTag_;
+  std::span<const uint16_t> bodyType_;
+  std::vector<uint32_t> bodyPayload_;  // bodyCount + 1 offsets into payload_
+  std::vector<uint32_t> bodyAux_;      // bodyCount + 1 offsets into aux_
+  std::vector<uint8_t> bodyShared_;
+  std::vector<std::byte> payload_;  // unshuffled into body order
+  std::vector<std::byte> aux_;
+  std::vector<TagView> tags_;
+};
+
+// A resource request of a frame: a create (with its initial contents), a write or a destroy.
+struct RequestRecord {
+  uint16_t type = 0;
+  std::span<const std::byte> payload;
+  std::span<const std::byte> aux;
+};
+
+struct FrameRecord {
+  uint64_t number = 0;
+  uint64_t sortedOrderHash = 0;
+  std::vector<RequestRecord> requests;  // in request order
+  std::vector<BucketRecord> buckets;    // in the renderer's order (BucketRecord::index)
+  std::shared_ptr<const void> keepAlive;
+
+  size_t packetCount() const;
+};
+
+// A resource alive at the capture start: its create packet (handle and descriptor), a shader's code,
+// and its contents as the device held them (a buffer's bytes, or each mip of a texture).
+struct LiveResourceRecord {
+  uint16_t createType = 0;
+  std::span<const std::byte> create;
+  std::span<const std::byte> code;
+  struct Contents {
+    uint32_t mip = 0;
+    std::span<const std::byte> bytes;
+  };
+  std::vector<Contents> contents;
+  std::string_view readbackError;  // empty unless the device could not read the contents
+};
+
+struct ResourcesRecord {
+  uint64_t frame = 0;  // the first captured frame: these were alive at its start
+  std::vector<LiveResourceRecord> resources;
+  std::shared_ptr<const void> keepAlive;
+};
+
+struct MarkerRecord {
+  uint64_t frame = 0;
+  std::string text;
+};
+
+struct CaptureEndRecord {
+  uint64_t frames = 0;
+  uint64_t renderWaits = 0;
+  uint64_t renderWaitNs = 0;
+  std::string reason;
+};
+
+}  // namespace reel::trace

@@ -1,0 +1,245 @@
+#include "reel/replay/frame_feeder.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "reel/replay/recorded_bucket.h"
+
+namespace reel::replay {
+
+Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, const trace::TraceHeader& header) {
+  if (header.commands.empty()) return fail("the trace header has no command table");
+  std::vector<CommandType> map(header.commands.size(), CommandType::Count);
+  for (const trace::CommandDesc& command : header.commands) {
+    const CommandInfo* ours = findCommand(command.name);
+    // A command this build lacks, or has with another layout, stays unmapped: a frame that uses it
+    // fails with a message naming it; the others replay.
+    if (ours && ours->layoutHash == command.layoutHash && ours->size == command.size) map[command.id] = ours->type;
+  }
+  auto feeder = std::unique_ptr<FrameFeeder>(new FrameFeeder(renderer, header, std::move(map)));
+  renderer.setObserver(feeder.get());
+  return feeder;
+}
+
+FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, std::vector<CommandType> commandMap)
+    : renderer_(renderer), header_(header), commandMap_(std::move(commandMap)) {}
+
+FrameFeeder::~FrameFeeder() {
+  renderer_.flushAndWait();
+  renderer_.setObserver(nullptr);
+}
+
+Result<CommandType> FrameFeeder::mapCommand(uint32_t traceId) const {
+  if (traceId >= commandMap_.size()) return fail("command id ", traceId, " is not in the header's command table");
+  if (commandMap_[traceId] == CommandType::Count) {
+    const trace::CommandDesc* desc = header_.command(static_cast<uint16_t>(traceId));
+    return fail("command ", desc ? std::string(desc->name) : std::to_string(traceId),
+                " was captured with a layout this build of reel does not have");
+  }
+  return commandMap_[traceId];
+}
+
+const char* FrameFeeder::intern(std::string_view s) { return strings_.emplace(s).first->c_str(); }
+
+Result<void> FrameFeeder::submitResources(const trace::ResourcesRecord& resources) {
+  ResourceContext& context = renderer_.resources();
+  for (const trace::LiveResourceRecord& resource : resources.resources) {
+    auto type = mapCommand(resource.createType);
+    if (!type) return fail("a resource alive at the capture start: ", type.error().message);
+    // Buffers and textures come back with their contents: mip 0 (or the buffer's bytes) as the create's
+    // initial data, other mips as writes; a shader with its code.
+    std::span<const std::byte> initial = resource.code;
+    for (const auto& contents : resource.contents) {
+      if (contents.mip == 0) initial = contents.bytes;
+    }
+    if (auto ok = context.replayRequest(*type, resource.create, initial); !ok) {
+      return fail("a resource alive at the capture start: ", ok.error().message);
+    }
+    track(*type, resource.create);
+    if (*type != CommandType::CreateTexture) continue;
+    cmd::CreateTexture texture;
+    std::memcpy(&texture, resource.create.data(), sizeof texture);
+    for (const auto& contents : resource.contents) {
+      if (contents.mip == 0) continue;
+      const uint32_t w = std::max(1u, texture.desc.width >> contents.mip);
+      const uint32_t h = std::max(1u, texture.desc.height >> contents.mip);
+      if (!context.writeTexture(texture.texture, contents.mip, 0, 0, w, h, contents.bytes)) {
+        return fail("texture #", texture.texture.index(), " alive at the capture start: mip ", contents.mip,
+                    " cannot be written");
+      }
+    }
+  }
+  return {};
+}
+
+Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame) {
+  for (const trace::RequestRecord& request : frame.requests) {
+    auto type = mapCommand(request.type);
+    if (!type) return fail("frame ", frame.number, ": a resource request: ", type.error().message);
+    if (auto ok = renderer_.resources().replayRequest(*type, request.payload, request.aux); !ok) {
+      return fail("frame ", frame.number, ": ", ok.error().message);
+    }
+    track(*type, request.payload);
+  }
+  for (const trace::BucketRecord& bucket : frame.buckets) {
+    if (auto ok = submitBucket(bucket, frame.number); !ok) return ok;
+  }
+  std::lock_guard lock(mutex_);
+  expectedHashes_.emplace_back(frame.number, frame.sortedOrderHash);
+  return {};
+}
+
+CommandBucketBase& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
+  // Buckets merge in creation order: create them in the trace's index order, with empty stand-ins for
+  // any index this frame does not name yet.
+  while (buckets_.size() <= bucket.index) {
+    const bool isThis = buckets_.size() == bucket.index;
+    std::string keyType(isThis ? bucket.keyType : "");
+    std::vector<KeyFieldLayout> fields;
+    std::vector<std::string> names;
+    if (const trace::KeyLayoutDesc* layout = isThis ? header_.keyLayout(keyType) : nullptr) {
+      for (const KeyFieldLayout& f : layout->fields) {
+        fields.push_back(f);
+        names.emplace_back(f.name);
+      }
+    }
+    std::string name = isThis ? std::string(bucket.name) : "(bucket " + std::to_string(buckets_.size()) + ")";
+    buckets_.push_back(&renderer_.adoptBucket(
+        std::make_unique<RecordedBucket>(std::move(name), std::move(keyType), std::move(fields), std::move(names))));
+  }
+  return *buckets_[bucket.index];
+}
+
+Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, uint64_t frame) {
+  CommandBucketBase& target = bucketFor(bucket);
+  std::vector<PacketHeader*> sharedPackets(bucket.bodyCount(), nullptr);
+  for (size_t k = 0; k < bucket.keyCount(); ++k) {
+    PacketHeader* previous = nullptr;
+    Result<void> status;
+    bucket.forEachInChain(k, [&](const trace::PacketRecord& packet) {
+      if (!status) return;
+      auto type = mapCommand(packet.type);
+      if (!type) {
+        status = fail("frame ", frame, ", bucket '", std::string(bucket.name), "': ", type.error().message);
+        return;
+      }
+      PacketHeader* header;
+      if (packet.shared) {
+        // A shared packet is recorded once and referenced by each key that names it (always a chain's head).
+        if (!sharedPackets[packet.body]) {
+          sharedPackets[packet.body] = &target.createSharedBytes(*type, packet.payload, packet.aux);
+        }
+        header = &target.addSharedBytes(bucket.key(k), *sharedPackets[packet.body]);
+      } else if (!previous) {
+        header = &target.addBytes(bucket.key(k), *type, packet.payload, packet.aux);
+      } else {
+        header = &target.appendBytes(*previous, *type, packet.payload, packet.aux);
+      }
+#if REEL_ENABLE_TAGS
+      if (packet.tag) {
+        target.tagBytes(*header,
+                        SourceLocation{intern(packet.tag->file), intern(packet.tag->function), packet.tag->line},
+                        packet.tag->message);
+      }
+#endif
+      previous = header;
+    });
+    if (!status) return status;
+  }
+  return {};
+}
+
+namespace {
+// The resource kind a create or destroy request is about, and whether it creates.
+bool resourceRequest(CommandType type, ResourceKind& kind, bool& creates) {
+  switch (type) {
+#define REEL_KIND(Kind)                              \
+  case CommandType::Create##Kind:                    \
+    kind = ResourceKind::Kind, creates = true;       \
+    return true;                                     \
+  case CommandType::Destroy##Kind:                   \
+    kind = ResourceKind::Kind, creates = false;      \
+    return true;
+    REEL_KIND(Buffer)
+    REEL_KIND(Texture)
+    REEL_KIND(Sampler)
+    REEL_KIND(Shader)
+    REEL_KIND(Pipeline)
+    REEL_KIND(RenderTarget)
+#undef REEL_KIND
+    default: return false;
+  }
+}
+}  // namespace
+
+void FrameFeeder::track(CommandType type, std::span<const std::byte> payload) {
+  ResourceKind kind;
+  bool creates;
+  if (!resourceRequest(type, kind, creates) || payload.size() < sizeof(uint32_t)) return;
+  uint32_t handle;
+  std::memcpy(&handle, payload.data(), sizeof handle);
+  auto& table = live_[static_cast<size_t>(kind)];
+  if (creates) {
+    table.insert(handle);
+  } else {
+    table.erase(handle);
+  }
+  if (kind == ResourceKind::RenderTarget && creates && payload.size() == sizeof(cmd::CreateRenderTarget)) {
+    cmd::CreateRenderTarget create;
+    std::memcpy(&create, payload.data(), sizeof create);
+    targets_[handle] = create.desc;
+  } else if (kind == ResourceKind::Texture && creates && payload.size() == sizeof(cmd::CreateTexture)) {
+    cmd::CreateTexture create;
+    std::memcpy(&create, payload.data(), sizeof create);
+    textures_[handle] = create.desc;
+  } else if (!creates) {
+    (kind == ResourceKind::RenderTarget ? targets_.erase(handle) : textures_.erase(handle));
+  }
+}
+
+void FrameFeeder::destroyAll() {
+  ResourceContext& context = renderer_.resources();
+  // Users before what they use: render targets and pipelines before textures and shaders.
+  for (const ResourceKind kind : {ResourceKind::RenderTarget, ResourceKind::Pipeline, ResourceKind::Shader,
+                                  ResourceKind::Sampler, ResourceKind::Texture, ResourceKind::Buffer}) {
+    for (const uint32_t handle : live_[static_cast<size_t>(kind)]) {
+      switch (kind) {
+        case ResourceKind::Buffer: context.destroy(BufferHandle{handle}); break;
+        case ResourceKind::Texture: context.destroy(TextureHandle{handle}); break;
+        case ResourceKind::Sampler: context.destroy(SamplerHandle{handle}); break;
+        case ResourceKind::Shader: context.destroy(ShaderHandle{handle}); break;
+        case ResourceKind::Pipeline: context.destroy(PipelineHandle{handle}); break;
+        case ResourceKind::RenderTarget: context.destroy(RenderTargetHandle{handle}); break;
+        case ResourceKind::Count: break;
+      }
+    }
+    live_[static_cast<size_t>(kind)].clear();
+  }
+  targets_.clear();
+  textures_.clear();
+}
+
+const RenderTargetDesc* FrameFeeder::renderTarget(RenderTargetHandle target) const {
+  const auto it = targets_.find(target.value);
+  return it == targets_.end() ? nullptr : &it->second;
+}
+
+const TextureDesc* FrameFeeder::texture(TextureHandle texture) const {
+  const auto it = textures_.find(texture.value);
+  return it == textures_.end() ? nullptr : &it->second;
+}
+
+void FrameFeeder::onFrame(const FrameView& frame) {
+  std::lock_guard lock(mutex_);
+  if (expectedHashes_.empty()) return;  // a frame the caller kicked without a recorded one
+  const auto [traceFrame, recorded] = expectedHashes_.front();
+  expectedHashes_.pop_front();
+  if (recorded != frame.sortedOrderHash) mismatches_.push_back({traceFrame, recorded, frame.sortedOrderHash});
+}
+
+std::vector<FrameFeeder::SortMismatch> FrameFeeder::sortMismatches() const {
+  std::lock_guard lock(mutex_);
+  return mismatches_;
+}
+
+}  // namespace reel::replay

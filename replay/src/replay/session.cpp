@@ -1,0 +1,192 @@
+#include "reel/replay/session.h"
+
+#include <charconv>
+
+#include "reel/image/texels.h"
+#include "reel/runtime/null_device.h"
+#include "reel/runtime/vulkan/vulkan_device.h"
+
+namespace reel::replay {
+namespace {
+
+bool parseNumber(std::string_view text, uint32_t& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+}  // namespace
+
+Result<TargetChoice> parseTarget(std::string_view text) {
+  TargetChoice choice;
+  if (text.empty() || text == "last") return choice;
+  auto numbered = [&](std::string_view rest, TargetChoice::Kind kind) -> Result<TargetChoice> {
+    choice.kind = kind;
+    const size_t dot = rest.find('.');
+    if (!parseNumber(rest.substr(0, dot), choice.index) ||
+        (dot != std::string_view::npos && (kind != TargetChoice::Kind::RenderTarget ||
+                                           !parseNumber(rest.substr(dot + 1), choice.attachment)))) {
+      return fail("--target '", text, "': expected last, rt:N[.A], render_target#N, tex:N or texture#N");
+    }
+    return choice;
+  };
+  for (std::string_view prefix : {"rt:", "render_target#"}) {
+    if (text.starts_with(prefix)) return numbered(text.substr(prefix.size()), TargetChoice::Kind::RenderTarget);
+  }
+  for (std::string_view prefix : {"tex:", "texture#"}) {
+    if (text.starts_with(prefix)) return numbered(text.substr(prefix.size()), TargetChoice::Kind::Texture);
+  }
+  return fail("--target '", text, "': expected last, rt:N[.A], render_target#N, tex:N or texture#N");
+}
+
+Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader& reader, const SessionOptions& options) {
+  if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
+    return fail("frames in flight must be 1 to ", kMaxFramesInFlight, ", not ", options.framesInFlight);
+  }
+  std::unique_ptr<Device> device;
+  if (options.device == "null") {
+    device = std::make_unique<NullDevice>(/*recordCalls=*/false);
+  } else {
+    VulkanDeviceOptions vk;
+    vk.applicationName = "reel replay";
+    vk.deviceName = options.device;
+    vk.validate = options.validate;
+    vk.framesInFlight = options.framesInFlight;
+    vk.collectTimings = options.collectTimings;
+    auto created = VulkanDevice::create(vk);
+    if (!created) return created.error();
+    device = std::move(created.value());
+  }
+  auto session = std::unique_ptr<ReplaySession>(new ReplaySession(reader, std::move(device), options));
+  if (auto ok = session->start(); !ok) return ok.error();
+  return session;
+}
+
+ReplaySession::ReplaySession(trace::TraceReader& reader, std::unique_ptr<Device> device, const SessionOptions& options)
+    : reader_(reader), options_(options), device_(std::move(device)) {}
+
+ReplaySession::~ReplaySession() {
+  feeder_.reset();
+  renderer_.reset();  // before the device it renders with
+}
+
+Result<void> ReplaySession::start() {
+  if (reader_.frameCount() == 0) return fail(reader_.name(), ": the trace holds no frames");
+  renderer_ = std::make_unique<Renderer>(
+      *device_, RendererConfig{.framesInFlight = options_.framesInFlight, .firstFrameNumber = reader_.frameNumber(0)});
+  auto feeder = FrameFeeder::create(*renderer_, reader_.header());
+  if (!feeder) return fail(reader_.name(), ": ", feeder.error().message);
+  feeder_ = std::move(feeder.value());
+  auto resources = reader_.readResources();
+  if (!resources) return resources.error();
+  for (const auto& record : *resources) {
+    if (auto ok = feeder_->submitResources(record); !ok) return fail(reader_.name(), ": ", ok.error().message);
+  }
+  lastReplayed_.reset();
+  return {};
+}
+
+Result<void> ReplaySession::restart() {
+  feeder_->destroyAll();
+  renderer_->kick();
+  renderer_->flushAndWait();
+  feeder_.reset();
+  renderer_.reset();
+  return start();
+}
+
+Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& frame, const FrameOrder& order,
+                                                   uint64_t stopAfterPackets, const TargetChoice& choice,
+                                                   std::string& name) {
+  RenderTargetHandle target;
+  uint32_t attachment = choice.attachment;
+  if (choice.kind == TargetChoice::Kind::Texture) {
+    // Any live texture with that slot (the generation is whichever the trace has alive now).
+    for (uint32_t generation = 1; generation < 4096; ++generation) {
+      const TextureHandle t = TextureHandle::make(choice.index, generation);
+      if (feeder_->texture(t)) {
+        name = "texture#" + std::to_string(choice.index);
+        return t;
+      }
+    }
+    return fail("frame ", frame.number, ": texture #", choice.index, " is not alive");
+  }
+  if (choice.kind == TargetChoice::Kind::RenderTarget) {
+    for (uint32_t generation = 1; generation < 4096 && target.isNull(); ++generation) {
+      if (feeder_->renderTarget(RenderTargetHandle::make(choice.index, generation))) {
+        target = RenderTargetHandle::make(choice.index, generation);
+      }
+    }
+    if (target.isNull()) return fail("frame ", frame.number, ": render target #", choice.index, " is not alive");
+  } else {
+    // The render pass that ran last: the last BeginRenderPass at or before the stop.
+    for (const OrderedKey& k : order.sorted) {
+      uint64_t position = k.firstPacket;
+      frame.buckets[k.bucket].forEachInChain(k.key, [&](const trace::PacketRecord& p) {
+        if (position++ >= stopAfterPackets) return;
+        cmd::BeginRenderPass begin;
+        if (p.type < reader_.header().commands.size() &&
+            reader_.header().commands[p.type].name == "BeginRenderPass" && p.payload.size() == sizeof begin) {
+          std::memcpy(&begin, p.payload.data(), sizeof begin);
+          target = begin.target;
+        }
+      });
+    }
+    if (target.isNull()) return fail("frame ", frame.number, ": no render pass ran, so there is no target to read");
+    attachment = 0;
+  }
+  const RenderTargetDesc* desc = feeder_->renderTarget(target);
+  if (!desc) return fail("frame ", frame.number, ": render target #", target.index(), " is not alive");
+  if (attachment >= desc->colorCount) {
+    return fail("frame ", frame.number, ": render target #", target.index(), " has ", desc->colorCount,
+                " color attachments, not ", attachment + 1);
+  }
+  const TextureHandle texture = desc->colors[attachment];
+  name = "render_target#" + std::to_string(target.index()) + " color " + std::to_string(attachment) + " (texture#" +
+         std::to_string(texture.index()) + ")";
+  return texture;
+}
+
+Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterPackets,
+                                               std::optional<TargetChoice> readback) {
+  if (index >= reader_.frameCount()) {
+    return fail(reader_.name(), ": frame index ", index, " is past the trace's ", reader_.frameCount(), " frames");
+  }
+  if (lastReplayed_ && index <= *lastReplayed_) {
+    if (auto ok = restart(); !ok) return ok.error();
+  }
+  const size_t from = lastReplayed_ ? *lastReplayed_ + 1 : 0;
+  FrameResult result;
+  for (size_t i = from; i <= index; ++i) {
+    auto frame = reader_.readFrame(i);
+    if (!frame) return frame.error();
+    if (auto ok = feeder_->submitFrame(*frame); !ok) return fail(reader_.name(), ": ", ok.error().message);
+    lastReplayed_ = i;
+    if (i < index) {
+      renderer_->kick();
+      continue;
+    }
+    const FrameOrder order = orderFrame(*frame);
+    result.frame = frame->number;
+    result.packets = order.packets;
+    result.executed = std::min(order.packets, stopAfterPackets);
+    std::optional<TextureHandle> texture;
+    if (readback) {
+      auto chosen = chooseTexture(*frame, order, stopAfterPackets, *readback, result.target);
+      if (!chosen) return chosen.error();
+      texture = *chosen;
+    }
+    renderer_->kick({.stopAfterPackets = stopAfterPackets});
+    if (texture) {
+      const TextureDesc* desc = feeder_->texture(*texture);
+      if (!desc) return fail("frame ", frame->number, ": texture #", texture->index(), " is not alive");
+      auto texels = renderer_->withIdleDevice([&](Device& d) { return d.readTexture(*texture, 0); });
+      if (!texels) return fail("frame ", frame->number, ": reading back ", result.target, ": ", texels.error().message);
+      auto image = image::fromTexels(desc->width, desc->height, desc->format, *texels);
+      if (!image) return fail("frame ", frame->number, ": ", result.target, ": ", image.error().message);
+      result.image = std::move(image.value());
+    }
+  }
+  return result;
+}
+
+}  // namespace reel::replay

@@ -1,0 +1,433 @@
+#include "decode.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "reel/schema/shuffle.h"
+
+namespace reel::trace {
+namespace {
+
+using flatbuffers::Vector;
+
+constexpr uint32_t kMaxFieldDepth = 16;         // descriptors nest 2 deep today
+constexpr uint32_t kMaxPacketBytes = 1u << 16;  // packets are small structs
+constexpr uint32_t kMaxFieldCount = 1u << 16;
+
+std::string_view view(const flatbuffers::String* s) {
+  return s ? std::string_view(s->data(), s->size()) : std::string_view();
+}
+
+std::span<const std::byte> bytesOf(const Vector<uint8_t>* v) {
+  if (!v) return {};
+  return {reinterpret_cast<const std::byte*>(v->data()), v->size()};
+}
+
+// Elements of 2 and 4 bytes: a vector's data follows its 4-byte aligned length, so they are aligned.
+template <typename T>
+std::span<const T> span4(const Vector<T>* v) {
+  static_assert(sizeof(T) <= 4);
+  if (!v) return {};
+  return {reinterpret_cast<const T*>(v->data()), v->size()};
+}
+
+const char* keep(TraceHeader::Storage& storage, std::string_view text) {
+  return storage.strings.emplace_back(text).c_str();
+}
+
+bool naturalSize(FieldType type, uint32_t size) {
+  switch (type) {
+    case FieldType::Bool:
+    case FieldType::U8:
+    case FieldType::I8:
+      return size == 1;
+    case FieldType::U16:
+    case FieldType::I16:
+      return size == 2;
+    case FieldType::U32:
+    case FieldType::I32:
+    case FieldType::F32:
+    case FieldType::Handle:
+      return size == 4;
+    case FieldType::U64:
+    case FieldType::I64:
+    case FieldType::F64:
+      return size == 8;
+    case FieldType::Enum:
+      return size == 1 || size == 2 || size == 4 || size == 8;
+    case FieldType::Struct:
+      return size >= 1;
+  }
+  return false;
+}
+
+// Fields of a block `blockSize` bytes long; each must lie inside it, with the size its type has.
+Result<std::span<const FieldInfo>> decodeFields(const Vector<flatbuffers::Offset<fb::Field>>* fields,
+                                                uint32_t blockSize, uint32_t depth,
+                                                TraceHeader::Storage& storage) {
+  if (!fields || fields->size() == 0) return std::span<const FieldInfo>();
+  if (depth > kMaxFieldDepth) return fail("fields nest deeper than ", kMaxFieldDepth);
+  std::vector<FieldInfo> out(fields->size());
+  for (uint32_t i = 0; i < fields->size(); ++i) {
+    const fb::Field& f = *fields->Get(i);
+    FieldInfo& info = out[i];
+    info.name = keep(storage, view(f.name()));
+    info.offset = f.offset();
+    info.size = f.size();
+    info.count = f.count();
+    const auto type = static_cast<uint8_t>(f.type());
+    if (type > static_cast<uint8_t>(FieldType::Struct))
+      return fail("field '", info.name, "' has unknown type ", type);
+    info.type = static_cast<FieldType>(type);
+    if (!naturalSize(info.type, info.size)) {
+      return fail("field '", info.name, "' of type ", fieldTypeName(info.type), " is ", info.size, " bytes");
+    }
+    if (info.count == 0 || info.count > kMaxFieldCount)
+      return fail("field '", info.name, "' has count ", info.count);
+    if (uint64_t{info.offset} + uint64_t{info.size} * info.count > blockSize) {
+      return fail("field '", info.name, "' (offset ", info.offset, ", ", info.size, " x ", info.count,
+                  " bytes) lies outside its ", blockSize, "-byte packet");
+    }
+    info.handleKind = f.handle_kind() < static_cast<uint8_t>(ResourceKind::Count)
+                          ? static_cast<ResourceKind>(f.handle_kind())
+                          : ResourceKind::Count;
+    if (const auto* names = f.enum_names(); names && names->size() > 0) {
+      auto& table = storage.enumTables.emplace_back();
+      for (uint32_t n = 0; n < names->size(); ++n) table.push_back(keep(storage, view(names->Get(n))));
+      info.enumNames = table;
+    }
+    if (info.type == FieldType::Struct) {
+      auto children = decodeFields(f.children(), info.size, depth + 1, storage);
+      if (!children) return fail("field '", info.name, "': ", children.error().message);
+      info.children = children.value();
+    }
+  }
+  return std::span<const FieldInfo>(storage.fieldTables.emplace_back(std::move(out)));
+}
+
+Result<KeyLayoutDesc> decodeKeyLayout(const fb::KeyLayout& layout, TraceHeader::Storage& storage) {
+  KeyLayoutDesc desc;
+  desc.keyType = keep(storage, view(layout.key_type()));
+  std::vector<KeyFieldLayout> fields;
+  if (const auto* v = layout.fields()) {
+    for (uint32_t i = 0; i < v->size(); ++i) {
+      const fb::KeyField& f = *v->Get(i);
+      const char* name = keep(storage, view(f.name()));
+      if (f.bits() == 0 || f.bits() > 64 || f.shift() >= 64 || f.shift() + f.bits() > 64) {
+        return fail("key type '", desc.keyType, "' field '", name, "' has bits ", f.shift(), "+", f.bits());
+      }
+      if (f.mode() < -1 || f.mode() > static_cast<int8_t>(KeyMode::Command)) {
+        return fail("key type '", desc.keyType, "' field '", name, "' has mode ", int{f.mode()});
+      }
+      fields.push_back(KeyFieldLayout{name, f.shift(), f.bits(), f.mode(), f.inverted()});
+    }
+  }
+  desc.fields = storage.keyTables.emplace_back(std::move(fields));
+  return desc;
+}
+
+}  // namespace
+
+// ---- TraceHeader ----
+
+TraceHeader::TraceHeader() : storage_(std::make_unique<Storage>()) {}
+TraceHeader::TraceHeader(TraceHeader&&) noexcept = default;
+TraceHeader& TraceHeader::operator=(TraceHeader&&) noexcept = default;
+TraceHeader::~TraceHeader() = default;
+
+const KeyLayoutDesc* TraceHeader::keyLayout(std::string_view keyType) const {
+  for (const KeyLayoutDesc& layout : keyLayouts) {
+    if (layout.keyType == keyType) return &layout;
+  }
+  return nullptr;
+}
+
+bool TraceHeader::matchesRuntime(uint16_t id) const {
+  const CommandDesc* desc = command(id);
+  if (!desc || id >= kCommandTypeCount) return false;
+  const CommandInfo& info = commandTable()[id];
+  return desc->layoutHash == info.layoutHash && desc->size == info.size && desc->name == info.name;
+}
+
+std::string TraceHeader::formatPacket(uint16_t type, std::span<const std::byte> payload) const {
+  const CommandDesc* desc = command(type);
+  if (!desc) return "command#" + std::to_string(type);
+  std::string out(desc->name);
+  const std::string fields = formatFields(desc->fields, payload.data(), payload.size());
+  if (!fields.empty()) out += ' ' + fields;
+  return out;
+}
+
+std::string TraceHeader::formatKey(std::string_view keyType, uint64_t bits) const {
+  if (const KeyLayoutDesc* layout = keyLayout(keyType)) return formatKeyWithLayout(bits, layout->fields);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, bits);
+  return buf;
+}
+
+// ---- messages ----
+
+Result<const fb::Message*> verifyMessage(const std::byte* data, uint64_t available, uint32_t& size) {
+  if (available < 2 * schema::kSizePrefixBytes) return fail("message cut short: ", available, " bytes left");
+  const uint32_t prefix = schema::loadLE32(data);
+  if (prefix > available - schema::kSizePrefixBytes) {
+    return fail("message size prefix ", prefix, " runs past the end (", available - schema::kSizePrefixBytes,
+                " bytes left)");
+  }
+  if (uint64_t{prefix} + schema::kSizePrefixBytes >= FLATBUFFERS_MAX_BUFFER_SIZE)
+    return fail("message of ", prefix, " bytes is too large");
+  if (!fb::SizePrefixedMessageBufferHasIdentifier(data)) return fail("message has no REEL file identifier");
+  size = prefix + schema::kSizePrefixBytes;
+  // Tables are at least 4 bytes: more visits than that means offsets that point back at shared tables
+  // over and over (a hostile file making verification quadratic).
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(data), size, 64,
+                                 std::max<uint32_t>(1024, size / 4));
+  if (!fb::VerifySizePrefixedMessageBuffer(verifier)) return fail("message fails FlatBuffers verification");
+  return fb::GetSizePrefixedMessage(data);
+}
+
+Result<TraceHeader> decodeHeader(const fb::Header& h) {
+  TraceHeader header;
+  TraceHeader::Storage& storage = header.storage();
+  header.formatMajor = h.format_major();
+  header.formatMinor = h.format_minor();
+  header.reelVersion = view(h.reel_version());
+  header.appName = view(h.app_name());
+  if (const auto* args = h.app_args()) {
+    for (uint32_t i = 0; i < args->size(); ++i) header.appArgs.emplace_back(view(args->Get(i)));
+  }
+  header.device = DeviceInfo{std::string(view(h.device_name())), std::string(view(h.device_driver())),
+                             std::string(view(h.device_api_version())), std::string(view(h.device_type()))};
+  header.captureTimeNs = h.capture_time_ns();
+  header.firstFrame = h.first_frame();
+  header.tagsEnabled = h.tags_enabled();
+  if (const auto* commands = h.commands()) {
+    for (uint32_t i = 0; i < commands->size(); ++i) {
+      const fb::Command& c = *commands->Get(i);
+      CommandDesc desc;
+      desc.id = c.id();
+      desc.name = keep(storage, view(c.name()));
+      if (desc.id != i) return fail("command table entry ", i, " ('", desc.name, "') has id ", desc.id);
+      if (c.queue() > static_cast<uint8_t>(CommandQueue::Sorted))
+        return fail("command '", desc.name, "' has queue ", c.queue());
+      desc.queue = static_cast<CommandQueue>(c.queue());
+      desc.size = c.size();
+      if (desc.size == 0 || desc.size > kMaxPacketBytes)
+        return fail("command '", desc.name, "' has size ", desc.size);
+      desc.layoutHash = c.layout_hash();
+      auto fields = decodeFields(c.fields(), desc.size, 0, storage);
+      if (!fields) return fail("command '", desc.name, "': ", fields.error().message);
+      desc.fields = fields.value();
+      header.commands.push_back(desc);
+    }
+  }
+  if (const auto* layouts = h.key_layouts()) {
+    for (uint32_t i = 0; i < layouts->size(); ++i) {
+      auto layout = decodeKeyLayout(*layouts->Get(i), storage);
+      if (!layout) return layout.error();
+      header.keyLayouts.push_back(layout.value());
+    }
+  }
+  if (const auto* kinds = h.resource_kinds()) {
+    for (uint32_t i = 0; i < kinds->size(); ++i) header.resourceKinds.emplace_back(view(kinds->Get(i)));
+  }
+  return header;
+}
+
+Result<void> addKeyLayouts(TraceHeader& header, const fb::KeyLayouts& layouts) {
+  if (const auto* v = layouts.layouts()) {
+    for (uint32_t i = 0; i < v->size(); ++i) {
+      auto layout = decodeKeyLayout(*v->Get(i), header.storage());
+      if (!layout) return layout.error();
+      if (!header.keyLayout(layout->keyType)) header.keyLayouts.push_back(layout.value());
+    }
+  }
+  return {};
+}
+
+Result<BucketRecord> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header) {
+  BucketRecord out;
+  out.index = b.index();
+  out.name = view(b.name());
+  out.keyType = view(b.key_type());
+  out.retained = b.retained();
+  const auto keyBytes = bytesOf(b.keys());
+  if (keyBytes.size() % sizeof(uint64_t) != 0)
+    return fail("key column of ", keyBytes.size(), " bytes is not whole keys");
+  out.keys_.resize(keyBytes.size() / sizeof(uint64_t));
+  schema::unshuffleBytes(reinterpret_cast<const uint8_t*>(keyBytes.data()), out.keys_.size(),
+                         sizeof(uint64_t), reinterpret_cast<uint8_t*>(out.keys_.data()));
+  const auto chainLengths = span4(b.chain_lengths());
+  out.linkBody_ = span4(b.link_body());
+  out.linkTag_ = span4(b.link_tag());
+  out.bodyType_ = span4(b.body_type());
+  const auto bodyAuxSize = span4(b.body_aux_size());
+  const auto sharedBodies = span4(b.shared_bodies());
+  const auto payloadColumn = bytesOf(b.payload());
+  const auto auxColumn = bytesOf(b.aux());
+
+  const size_t keys = out.keys_.size(), links = out.linkBody_.size(), bodies = out.bodyType_.size();
+  if (chainLengths.size() != keys) return fail(keys, " keys but ", chainLengths.size(), " chain lengths");
+  out.chainStart_.resize(keys + 1);
+  uint64_t link = 0;
+  for (size_t k = 0; k < keys; ++k) {
+    out.chainStart_[k] = static_cast<uint32_t>(link);
+    link += chainLengths[k];
+    if (link > links)
+      return fail("chains of keys 0..", k, " hold ", link, " links, more than the ", links, " there are");
+  }
+  out.chainStart_[keys] = static_cast<uint32_t>(link);
+  if (link != links) return fail("chains hold ", link, " links, but there are ", links);
+  if (!out.linkTag_.empty() && out.linkTag_.size() != links)
+    return fail(links, " links but ", out.linkTag_.size(), " link tags");
+  if (bodyAuxSize.size() != bodies) return fail(bodies, " bodies but ", bodyAuxSize.size(), " aux sizes");
+  for (size_t l = 0; l < links; ++l) {
+    if (out.linkBody_[l] >= bodies) return fail("link ", l, " names body ", out.linkBody_[l], " of ", bodies);
+  }
+
+  out.bodyPayload_.resize(bodies + 1);
+  out.bodyAux_.resize(bodies + 1);
+  schema::ColumnGroups payloadGroups, auxGroups;
+  uint64_t payload = 0, aux = 0;
+  for (size_t i = 0; i < bodies; ++i) {
+    const CommandDesc* command = header.command(out.bodyType_[i]);
+    if (!command)
+      return fail("body ", i, " has command id ", out.bodyType_[i], ", not in the trace's command table");
+    out.bodyPayload_[i] = static_cast<uint32_t>(payload);
+    out.bodyAux_[i] = static_cast<uint32_t>(aux);
+    payload += command->size;
+    aux += bodyAuxSize[i];
+    if (payload > payloadColumn.size())
+      return fail("payloads of bodies 0..", i, " need ", payload, " bytes, there are ", payloadColumn.size());
+    if (aux > auxColumn.size())
+      return fail("aux data of bodies 0..", i, " needs ", aux, " bytes, there are ", auxColumn.size());
+    payloadGroups.add(out.bodyType_[i], command->size);
+    auxGroups.add(uint64_t{out.bodyType_[i]} << 32 | bodyAuxSize[i], bodyAuxSize[i]);
+  }
+  out.bodyPayload_[bodies] = static_cast<uint32_t>(payload);
+  out.bodyAux_[bodies] = static_cast<uint32_t>(aux);
+  payloadGroups.finish();
+  auxGroups.finish();
+  if (payload != payloadColumn.size() || payloadGroups.totalBytes() != payload) {
+    return fail("payloads need ", payload, " bytes, there are ", payloadColumn.size());
+  }
+  if (aux != auxColumn.size() || auxGroups.totalBytes() != aux)
+    return fail("aux data needs ", aux, " bytes, there are ", auxColumn.size());
+  out.payload_.resize(payload);
+  payloadGroups.gather(reinterpret_cast<const uint8_t*>(payloadColumn.data()), out.bodyPayload_.data(),
+                       reinterpret_cast<uint8_t*>(out.payload_.data()));
+  out.aux_.resize(aux);
+  auxGroups.gather(reinterpret_cast<const uint8_t*>(auxColumn.data()), out.bodyAux_.data(),
+                   reinterpret_cast<uint8_t*>(out.aux_.data()));
+
+  out.bodyShared_.assign(bodies, 0);
+  for (size_t i = 0; i < sharedBodies.size(); ++i) {
+    if (sharedBodies[i] >= bodies || (i > 0 && sharedBodies[i] <= sharedBodies[i - 1])) {
+      return fail("shared body list entry ", i, " (", sharedBodies[i], ") is out of order or range");
+    }
+    out.bodyShared_[sharedBodies[i]] = 1;
+  }
+
+  const auto* strings = b.strings();
+  const uint32_t stringCount = strings ? strings->size() : 0;
+  if (const auto* tags = b.tags()) {
+    out.tags_.reserve(tags->size());
+    for (uint32_t i = 0; i < tags->size(); ++i) {
+      const fb::Tag& t = *tags->Get(i);
+      if (t.file() >= stringCount || t.function() >= stringCount || t.message() >= stringCount) {
+        return fail("tag ", i, " names a string past the ", stringCount, " there are");
+      }
+      out.tags_.push_back(TagView{view(strings->Get(t.file())), view(strings->Get(t.function())),
+                                  view(strings->Get(t.message())), t.line()});
+    }
+  }
+  for (size_t l = 0; l < out.linkTag_.size(); ++l) {
+    if (out.linkTag_[l] > out.tags_.size())
+      return fail("link ", l, " names tag ", out.linkTag_[l], " of ", out.tags_.size());
+  }
+  return out;
+}
+
+Result<FrameRecord> Decoder::frame(const fb::Frame& f, const TraceHeader& header,
+                                   std::shared_ptr<const void> keepAlive) {
+  FrameRecord out;
+  out.number = f.number();
+  out.sortedOrderHash = f.sorted_order_hash();
+  if (const auto* requests = f.requests()) {
+    out.requests.reserve(requests->size());
+    for (uint32_t i = 0; i < requests->size(); ++i) {
+      const fb::Request& r = *requests->Get(i);
+      const CommandDesc* command = header.command(r.type());
+      if (!command)
+        return fail("frame ", out.number, ": request ", i, " has command id ", r.type(),
+                    ", not in the trace's command table");
+      const auto payload = bytesOf(r.payload());
+      if (payload.size() != command->size) {
+        return fail("frame ", out.number, ": request ", i, " (", command->name, ") is ", payload.size(),
+                    " bytes, its command ", command->size);
+      }
+      out.requests.push_back(RequestRecord{r.type(), payload, bytesOf(r.aux())});
+    }
+  }
+  if (const auto* buckets = f.buckets()) {
+    out.buckets.reserve(buckets->size());
+    for (uint32_t i = 0; i < buckets->size(); ++i) {
+      auto bucket = Decoder::bucket(*buckets->Get(i), header);
+      if (!bucket) return fail("frame ", out.number, ": bucket ", i, ": ", bucket.error().message);
+      out.buckets.push_back(std::move(bucket.value()));
+    }
+  }
+  out.keepAlive = std::move(keepAlive);
+  return out;
+}
+
+size_t FrameRecord::packetCount() const {
+  size_t n = 0;
+  for (const BucketRecord& b : buckets) n += b.linkCount();
+  return n;
+}
+
+Result<ResourcesRecord> decodeResources(const fb::Resources& r, const TraceHeader& header,
+                                        std::shared_ptr<const void> keepAlive) {
+  ResourcesRecord out;
+  out.frame = r.frame();
+  if (const auto* resources = r.resources()) {
+    out.resources.reserve(resources->size());
+    for (uint32_t i = 0; i < resources->size(); ++i) {
+      const fb::LiveResource& live = *resources->Get(i);
+      LiveResourceRecord record;
+      record.createType = live.create_type();
+      const CommandDesc* command = header.command(record.createType);
+      if (!command)
+        return fail("resource ", i, " has command id ", record.createType,
+                    ", not in the trace's command table");
+      record.create = bytesOf(live.create());
+      if (record.create.size() != command->size) {
+        return fail("resource ", i, " (", command->name, ") is ", record.create.size(),
+                    " bytes, its command ", command->size);
+      }
+      record.code = bytesOf(live.code());
+      if (const auto* contents = live.contents()) {
+        for (uint32_t c = 0; c < contents->size(); ++c) {
+          const fb::ResourceContents& mip = *contents->Get(c);
+          record.contents.push_back({mip.mip(), bytesOf(mip.data())});
+        }
+      }
+      record.readbackError = view(live.readback_error());
+      out.resources.push_back(std::move(record));
+    }
+  }
+  out.keepAlive = std::move(keepAlive);
+  return out;
+}
+
+bool messageFrame(const fb::Message& message, uint64_t& frame) {
+  if (const auto* f = message.body_as_Frame()) return frame = f->number(), true;
+  if (const auto* r = message.body_as_Resources()) return frame = r->frame(), true;
+  if (const auto* m = message.body_as_Marker()) return frame = m->frame(), true;
+  return false;
+}
+
+}  // namespace reel::trace

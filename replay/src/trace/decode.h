@@ -1,0 +1,37 @@
+#pragma once
+// From verified FlatBuffers messages to checked records. The verifier guarantees that every offset and
+// vector of a message lies inside it; what it cannot know, these functions check: that the columns of
+// a bucket agree with each other and with the trace's command table, that field tables describe fields
+// inside their packets, that indices stay in range. Errors carry no location: the caller prefixes the
+// file, byte offset and message.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "reel/runtime/result.h"
+#include "reel/schema/messages.h"
+#include "reel/trace/header.h"
+#include "reel/trace/records.h"
+
+namespace reel::trace {
+
+// One size-prefixed message at `data` (8-byte aligned) with `available` bytes after it: identifier,
+// size prefix and the FlatBuffers verifier. Sets `size` to the message's bytes, prefix included.
+Result<const fb::Message*> verifyMessage(const std::byte* data, uint64_t available, uint32_t& size);
+
+Result<TraceHeader> decodeHeader(const fb::Header& header);
+Result<void> addKeyLayouts(TraceHeader& header, const fb::KeyLayouts& layouts);
+
+struct Decoder {
+  static Result<FrameRecord> frame(const fb::Frame& frame, const TraceHeader& header,
+                                   std::shared_ptr<const void> keepAlive);
+  static Result<BucketRecord> bucket(const fb::Bucket& bucket, const TraceHeader& header);
+};
+Result<ResourcesRecord> decodeResources(const fb::Resources& resources, const TraceHeader& header,
+                                        std::shared_ptr<const void> keepAlive);
+
+// The frame a message belongs to, when its body says (Frame, Resources, Marker).
+bool messageFrame(const fb::Message& message, uint64_t& frame);
+
+}  // namespace reel::trace

@@ -1,0 +1,36 @@
+#pragma once
+// Getting pixels of a frame back to the CPU without stalling the render thread: the app asks, from any
+// thread, for a texture's contents as they are at the end of frame N (VulkanDevice::requestReadback).
+// When the render thread ends frame N it records a copy of the texture into that frame's readback arena;
+// when the GPU has finished frame N (found at a later beginFrame that recycles the frame context, or at
+// waitIdle) the callback runs, on the render thread, with the pixels. Nothing waits for the GPU early.
+//
+//   device.requestReadback(color, renderer.recordingFrame(), [](reel::Result<reel::vk::ReadbackImage> image)
+//   {
+//     if (image) writePng(image->frame, image->width, image->height, image->pixels);
+//   });
+//   renderer.kick();
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "reel/runtime/enums.h"
+#include "reel/runtime/handle.h"
+#include "reel/runtime/result.h"
+
+namespace reel::vk {
+
+struct ReadbackImage {
+  uint64_t frame = 0;
+  TextureHandle texture;
+  uint32_t width = 0;
+  uint32_t height = 0;
+  Format format = Format::Undefined;
+  std::vector<std::byte> pixels;  // mip 0, tightly packed rows, the texture's own format
+};
+
+// Runs on the render thread. A failed result says why (texture destroyed, frame already past, device lost).
+using ReadbackCallback = std::function<void(Result<ReadbackImage>)>;
+
+}  // namespace reel::vk

@@ -1,0 +1,185 @@
+// reel-sample: renders the sample's scenes, headless or in a window, and writes frame images.
+//
+//   reel-sample --scene cubes --frames 60 --out out/   ->  out/frame_0.png ... out/frame_59.png
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+
+#include "reel/image/image.h"
+#include "run.h"
+#include "scene.h"
+#include "window.h"
+
+namespace {
+
+// --save-frames A-B (or a single frame A).
+bool parseRange(const std::string& text, uint64_t& first, uint64_t& last) {
+  static const std::regex kRange(R"((\d+)(?:-(\d+))?)");
+  std::smatch m;
+  if (!std::regex_match(text, m, kRange)) return false;
+  first = std::stoull(m[1]);
+  last = m[2].matched ? std::stoull(m[2]) : first;
+  return first <= last;
+}
+
+void printStats(const reel::samples::RunResult& r) {
+  // Steady state: the first frames compile pipelines and fill caches.
+  const size_t skip = r.timings.size() > 4 ? 2 : 0;
+  double sort = 0, translate = 0, submit = 0, packets = 0;
+  for (size_t i = skip; i < r.timings.size(); ++i) {
+    sort += double(r.timings[i].sort.count());
+    translate += double(r.timings[i].translate.count());
+    submit += double(r.timings[i].submit.count());
+    packets += double(r.timings[i].packets);
+  }
+  const double n = double(r.timings.size() - skip);
+  const double perPacket = packets > 0 ? 1.0 / packets : 0.0;
+  const auto& s = r.deviceStats;
+  std::printf(
+      "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.4f, \"ms_per_frame\": %.3f,\n"
+      " \"measured_frames\": %.0f, \"packets_per_frame\": %.1f,\n"
+      " \"render_thread_us_per_frame\": {\"sort\": %.1f, \"translate\": %.1f, \"submit\": %.1f},\n"
+      " \"render_thread_ns_per_packet\": {\"sort\": %.2f, \"translate\": %.2f, \"submit\": %.2f},\n"
+      " \"device\": {\"draws\": %llu, \"dispatches\": %llu, \"pipeline_binds\": %llu, \"descriptor_pushes\": %llu,"
+      " \"push_constant_calls\": %llu, \"redundant_binds_skipped\": %llu, \"barriers\": %llu,"
+      " \"render_passes\": %llu, \"render_pass_suspensions\": %llu}}\n",
+      r.device.name.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
+      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, n, n > 0 ? packets / n : 0.0, n > 0 ? sort / n / 1e3 : 0.0,
+      n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0, sort * perPacket, translate * perPacket,
+      submit * perPacket, static_cast<unsigned long long>(s.draws), static_cast<unsigned long long>(s.dispatches),
+      static_cast<unsigned long long>(s.pipelineBinds), static_cast<unsigned long long>(s.descriptorPushes),
+      static_cast<unsigned long long>(s.pushConstantCalls), static_cast<unsigned long long>(s.redundantBindsSkipped),
+      static_cast<unsigned long long>(s.barriers), static_cast<unsigned long long>(s.renderPasses),
+      static_cast<unsigned long long>(s.renderPassSuspensions));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace fs = std::filesystem;
+  using reel::samples::RunOptions;
+  RunOptions options;
+  CLI::App app("reel-sample: renders reel's sample scenes (deterministic: frame N is the same image on every run)");
+  std::string scenes;
+  for (const char* name : reel::samples::sceneNames()) scenes += std::string(scenes.empty() ? "" : ", ") + name;
+  app.add_option("--scene", options.scene, "scene: " + scenes)->capture_default_str();
+  uint64_t frames = 0;
+  app.add_option("--frames", frames, "frames to render (default: 120 headless, until closed in a window)");
+  app.add_option("--draws", options.draws, "objects of the scene (cubes: 2000, stress: 100000, ...)");
+  bool headless = false;
+  app.add_flag("--headless", headless, "render offscreen even when a display is available");
+  std::string out;
+  app.add_option("--out", out, "write DIR/frame_<n>.png for every frame (or for --save-frames)");
+  std::string saveFrames;
+  app.add_option("--save-frames", saveFrames, "only these frames: A-B or A");
+  app.add_option("--frames-in-flight", options.framesInFlight, "frames in flight, 1..4")
+      ->check(CLI::Range(1, 4))
+      ->capture_default_str();
+  app.add_option("--device", options.device, "Vulkan device: a substring of its name (else REEL_DEVICE, else auto)");
+  app.add_flag("--validate", options.validate, "enable the Khronos validation layer (also REEL_VALIDATE=1)");
+  app.add_option("--width", options.width, "frame width")->check(CLI::Range(1, 16384))->capture_default_str();
+  app.add_option("--height", options.height, "frame height")->check(CLI::Range(1, 16384))->capture_default_str();
+  app.add_option("--threads", options.threads, "recording threads")->check(CLI::Range(1, 64))->capture_default_str();
+  bool stats = false;
+  app.add_flag("--stats", stats, "print render-thread timings (sort / translate / submit) as JSON");
+  app.add_option("--pipeline-cache", options.pipelineCachePath, "load and save the Vulkan pipeline cache here");
+  app.add_flag("--exercise-window", options.exerciseWindow, "resize, minimize and restore the window on a schedule")
+      ->group("");  // hidden: for testing the windowed path
+  bool listDevices = false;
+  app.add_flag("--list-devices", listDevices, "list the Vulkan devices and exit");
+  std::string captureFrames;
+  app.add_option("--capture", captureFrames, "capture these frames into a trace: A-B or A (see --capture-out)");
+  app.add_option("--capture-out", options.captureOut, "the trace to write (.reel); with no --capture, every frame");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "reel-sample: %s (see --help)\n", e.what());
+    return 2;
+  }
+
+  if (listDevices) {
+    auto devices = reel::vk::listPhysicalDevices();
+    if (!devices) {
+      std::fprintf(stderr, "reel-sample: %s\n", devices.error().message.c_str());
+      return 1;
+    }
+    for (const std::string& d : *devices) std::printf("%s\n", d.c_str());
+    return 0;
+  }
+  if (!reel::samples::makeScene(options.scene)) {
+    std::fprintf(stderr, "reel-sample: unknown scene '%s' (scenes: %s)\n", options.scene.c_str(), scenes.c_str());
+    return 2;
+  }
+  if (!saveFrames.empty() && !parseRange(saveFrames, options.saveFirst, options.saveLast)) {
+    std::fprintf(stderr, "reel-sample: --save-frames wants A-B or A, not '%s'\n", saveFrames.c_str());
+    return 2;
+  }
+  if (!captureFrames.empty() && !parseRange(captureFrames, options.captureFirst, options.captureLast)) {
+    std::fprintf(stderr, "reel-sample: --capture wants A-B or A, not '%s'\n", captureFrames.c_str());
+    return 2;
+  }
+  if (!captureFrames.empty() && options.captureOut.empty()) {
+    std::fprintf(stderr, "reel-sample: --capture needs --capture-out FILE\n");
+    return 2;
+  }
+  for (int i = 1; i < argc; ++i) options.args.emplace_back(argv[i]);
+  if (!saveFrames.empty() && out.empty()) {
+    std::fprintf(stderr, "reel-sample: --save-frames needs --out DIR\n");
+    return 2;
+  }
+  options.headless = headless || !reel::samples::displayAvailable();
+  options.frames = frames ? frames : (options.headless ? 120 : 0);
+  options.collectTimings = stats;
+
+  reel::samples::ImageSink sink;
+  uint64_t written = 0;
+  std::string writeError;
+  if (!out.empty()) {
+    std::error_code ec;
+    fs::create_directories(out, ec);
+    if (ec) {
+      std::fprintf(stderr, "reel-sample: cannot create %s: %s\n", out.c_str(), ec.message().c_str());
+      return 1;
+    }
+    sink = [&](uint64_t frame, reel::image::Image&& image) {
+      if (auto r = reel::image::writePng(fs::path(out) / ("frame_" + std::to_string(frame) + ".png"), image)) {
+        ++written;
+      } else if (writeError.empty()) {
+        writeError = r.error().message;
+      }
+    };
+  }
+
+  auto result = reel::samples::runSample(options, sink);
+  if (!result) {
+    std::fprintf(stderr, "reel-sample: %s\n", result.error().message.c_str());
+    return 1;
+  }
+  const auto& r = *result;
+  for (const std::string& e : r.errors) std::fprintf(stderr, "reel-sample: %s\n", e.c_str());
+  for (const std::string& e : r.imageErrors) std::fprintf(stderr, "reel-sample: %s\n", e.c_str());
+  if (!writeError.empty()) std::fprintf(stderr, "reel-sample: %s\n", writeError.c_str());
+  if (stats) printStats(r);
+
+  std::string images = "no images written";
+  if (!out.empty()) {
+    const std::string first = std::to_string(options.saveFirst);
+    const std::string last = std::to_string(std::min<uint64_t>(options.saveLast, r.frames ? r.frames - 1 : 0));
+    images = std::to_string(written) + " images in " + (fs::path(out) / "frame_<n>.png").string() + " (frames " +
+             first + "-" + last + ")";
+  }
+  if (!options.headless) {
+    images += "; " + std::to_string(r.presents) + " frames presented, swapchain created " +
+              std::to_string(r.swapchainRecreations) + " times";
+  }
+  std::printf("reel-sample: %s, %llu frames in %.2f s (%.2f ms/frame, %s, %s, %u in flight) on %s; %s; %zu errors\n",
+              options.scene.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
+              r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, options.headless ? "headless" : "windowed",
+              (std::to_string(options.width) + "x" + std::to_string(options.height)).c_str(), options.framesInFlight,
+              r.device.name.c_str(), images.c_str(), r.errorCount);
+  if (!r.captureSummary.empty()) std::printf("reel-sample: capture: %s\n", r.captureSummary.c_str());
+  return r.errorCount == 0 && r.errors.empty() && r.imageErrors.empty() && writeError.empty() ? 0 : 1;
+}

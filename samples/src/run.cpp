@@ -1,0 +1,281 @@
+#include "run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+
+#include "assets.h"
+#include "reel/capture/capture.h"
+#include "reel/capture/environment.h"
+#include "scene.h"
+#include "scene_util.h"
+#include "window.h"
+#include "worker_pool.h"
+
+namespace reel::samples {
+namespace {
+
+// Hands frame images from the render thread to the sink on a thread of its own.
+class ImageWriter {
+ public:
+  explicit ImageWriter(const ImageSink& sink) : sink_(sink) {
+    if (sink_) thread_ = std::thread([this] { loop(); });
+  }
+  ~ImageWriter() { finish(); }
+
+  void push(uint64_t frame, image::Image&& image) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.emplace_back(frame, std::move(image));
+    }
+    ready_.notify_one();
+  }
+  void finish() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    ready_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::pair<uint64_t, image::Image> item;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return done_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        item = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      sink_(item.first, std::move(item.second));
+    }
+  }
+
+  const ImageSink& sink_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::pair<uint64_t, image::Image>> queue_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+// A pass over the frame image for each view, and the HUD: the app's own commands.
+void recordPasses(CommandBucket<DrawKey>& main, RenderTargetHandle target, const std::vector<View>& views) {
+  bool first = true;
+  for (const View& view : views) {
+    auto& begin = main.add<cmd::BeginRenderPass>(keys::passBegin(view.keyViewport));
+    begin.target = target;
+    // The first pass clears the whole image; the others keep what earlier views drew.
+    begin.colorLoad = first ? LoadOp::Clear : LoadOp::Load;
+    begin.depthLoad = first ? LoadOp::Clear : LoadOp::Load;
+    const float clear[4] = {0.03f, 0.03f, 0.05f, 1.0f};
+    std::memcpy(begin.clearColor, clear, sizeof clear);
+    begin.clearDepth = 1.0f;
+    REEL_TAG(main, &begin, view.label);
+    first = false;
+    auto& viewport = main.append<cmd::SetViewport>(&begin);
+    viewport.x = float(view.x);
+    viewport.y = float(view.y);
+    viewport.width = float(view.width);
+    viewport.height = float(view.height);
+    viewport.maxDepth = 1.0f;
+    auto& scissor = main.append<cmd::SetScissor>(&viewport);
+    scissor.x = view.x;
+    scissor.y = view.y;
+    scissor.width = view.width;
+    scissor.height = view.height;
+    const size_t labelBytes = std::strlen(view.label);
+    auto& marker = main.append<cmd::DebugMarkerBegin>(&scissor, static_cast<uint32_t>(labelBytes));
+    std::memcpy(main.aux(marker).data(), view.label, labelBytes);
+    const float color[4] = {0.3f, 0.6f, 1.0f, 1.0f};
+    std::memcpy(marker.color, color, sizeof color);
+
+    auto& end = main.add<cmd::EndRenderPass>(keys::passEnd(view.keyViewport));
+    main.append<cmd::DebugMarkerEnd>(&end);
+  }
+}
+
+// A progress bar along the bottom of the frame: which frame of a 120-frame cycle this is.
+void recordHud(CommandBucket<DrawKey>& main, RenderTargetHandle target, const Assets& assets, uint64_t frame,
+               bool clear) {
+  const uint32_t vp = viewport::kHud;
+  auto& begin = main.add<cmd::BeginRenderPass>(keys::passBegin(vp));
+  begin.target = target;
+  begin.colorLoad = clear ? LoadOp::Clear : LoadOp::Load;
+  begin.depthLoad = clear ? LoadOp::Clear : LoadOp::Load;
+  begin.clearDepth = 1.0f;
+  main.add<cmd::EndRenderPass>(keys::passEnd(vp));
+  const float progress = float(frame % 120) / 119.0f;
+  const SpritePush bars[] = {
+      {{0, 0.97f, 2.0f, 0.04f}, {0, 0, 0, 0.5f}, {0, 0, 0, 0}},
+      {{-1.0f + progress, 0.97f, 2.0f * progress + 0.001f, 0.025f}, {0.2f, 0.8f, 0.4f, 0.9f}, {0, 0, 0, 0}},
+  };
+  uint32_t order = 0;
+  for (const SpritePush& bar : bars) {
+    auto& pipeline = main.add<cmd::BindPipeline>(DrawKey::draw(vp, 1, Translucency::Normal, {1, 0}, 1000 - order++));
+    pipeline.pipeline = assets.sprite[static_cast<uint32_t>(BlendMode::Alpha)];
+    auto& texture = main.append<cmd::BindTexture>(&pipeline);
+    texture.texture = assets.texture(TextureId::White);
+    auto& push = appendPush(main, texture, bar);
+    main.append<cmd::Draw>(&push).vertexCount = 6;
+  }
+}
+
+}  // namespace
+
+Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
+  std::unique_ptr<Scene> scene = makeScene(o.scene);
+  if (!scene) {
+    std::string names;
+    for (const char* n : sceneNames()) names += std::string(names.empty() ? "" : ", ") + n;
+    return fail("unknown scene '", o.scene, "' (scenes: ", names, ")");
+  }
+  if (o.framesInFlight < 1 || o.framesInFlight > kMaxFramesInFlight) {
+    return fail("frames in flight must be 1..", kMaxFramesInFlight);
+  }
+  if (o.width == 0 || o.height == 0) return fail("the frame size must not be 0");
+  if (o.threads == 0) return fail("at least one recording thread is needed");
+  if (o.frames == 0 && o.headless) return fail("a headless run needs a frame count");
+
+  std::unique_ptr<Window> window;
+  VulkanDeviceOptions deviceOptions;
+  deviceOptions.applicationName = "reel-sample";
+  deviceOptions.deviceName = o.device;
+  deviceOptions.validate = o.validate;
+  deviceOptions.framesInFlight = o.framesInFlight;
+  deviceOptions.collectTimings = o.collectTimings;
+  deviceOptions.pipelineCachePath = o.pipelineCachePath;
+  if (!o.headless) {
+    auto w = Window::create(o.width, o.height, "reel-sample: " + o.scene);
+    if (!w) return w.error();
+    window = std::move(*w);
+    deviceOptions.instanceExtensions = window->instanceExtensions();
+    Window* raw = window.get();
+    deviceOptions.createSurface = [raw](VkInstance instance) { return raw->createSurface(instance); };
+    deviceOptions.framebufferSize = [raw] { return raw->framebufferSize(); };
+  }
+  auto created = VulkanDevice::create(deviceOptions);
+  if (!created) return created.error();
+  std::unique_ptr<VulkanDevice> device = std::move(*created);
+
+  RunResult result;
+  result.device = device->info();
+  std::mutex imageErrorMutex;
+  ImageWriter writer(sink);
+  device->setTimingCallback([&](const VulkanFrameTiming& timing) { result.timings.push_back(timing); });
+  {
+    Renderer renderer(*device, {.framesInFlight = o.framesInFlight});
+    // Declared after the renderer: a capture must end before the renderer it observes.
+    Result<std::unique_ptr<capture::Capture>> capture = std::unique_ptr<capture::Capture>();
+    capture::CaptureOptions captureOptions;
+    captureOptions.appName = "reel-sample";
+    captureOptions.appArgs = o.args;
+    captureOptions.log = [&result](std::string_view line) { result.captureSummary = std::string(line); };
+    if (!o.captureOut.empty()) {
+      captureOptions.path = o.captureOut;
+      captureOptions.firstFrame = o.captureFirst;
+      captureOptions.lastFrame = o.captureLast;
+      capture = capture::Capture::start(renderer, captureOptions);
+    } else {
+      capture = capture::installFromEnvironment(renderer, captureOptions);
+    }
+    if (!capture) return capture.error();
+    // Bucket order is merge order: the app's bucket, then one per recording thread.
+    auto& main = renderer.createBucket<DrawKey>("main");
+    std::vector<CommandBucket<DrawKey>*> workers;
+    for (uint32_t i = 0; i < o.threads; ++i) workers.push_back(&renderer.createBucket<DrawKey>("worker" + std::to_string(i)));
+    WorkerPool pool(o.threads);
+    ResourceContext& resources = renderer.resources();
+
+    Assets assets;
+    assets.create(resources);
+    const TextureHandle color = resources.createTexture(
+        {.width = o.width, .height = o.height, .mipLevels = 1, .format = kColorFormat,
+         .usage = texture_usage::kColorTarget | texture_usage::kSampled | texture_usage::kTransferSrc});
+    const TextureHandle depth = resources.createTexture(
+        {.width = o.width, .height = o.height, .mipLevels = 1, .format = kDepthFormat,
+         .usage = texture_usage::kDepthTarget});
+    RenderTargetDesc targetDesc{};
+    targetDesc.colorCount = 1;
+    targetDesc.colors[0] = color;
+    targetDesc.depth = depth;
+    const RenderTargetHandle target = resources.createRenderTarget(targetDesc);
+
+    scene->create(SceneSetup{resources, assets, o.width, o.height, o.draws},
+                  View{viewport::kCubes, 0, 0, o.width, o.height, ""});
+    std::vector<View> views;
+    scene->views(views);
+    std::sort(views.begin(), views.end(), [](const View& a, const View& b) { return a.keyViewport < b.keyViewport; });
+    if (window) device->setPresentSource(color);
+
+    const auto start = std::chrono::steady_clock::now();
+    for (uint64_t n = 0; o.frames == 0 || n < o.frames; ++n) {
+      if (window) {
+        if (o.exerciseWindow) {
+          // Resize, minimize and restore on a schedule: the swapchain must follow (tests under Xvfb).
+          if (n == 10) window->resize(o.width * 3 / 4, o.height * 3 / 4);
+          if (n == 20) window->forceMinimized(true);
+          if (n == 30) {
+            window->forceMinimized(false);
+            window->resize(o.width, o.height);
+          }
+        }
+        window->poll();
+        if (window->shouldClose()) break;
+      }
+      const uint64_t frame = renderer.recordingFrame();
+      FrameRecorder recorder(frame, resources, main, workers, pool);
+      recordPasses(main, target, views);
+      scene->record(recorder);
+      recordHud(main, target, assets, frame, views.empty());
+      if (sink && frame >= o.saveFirst && frame <= o.saveLast) {
+        device->requestReadback(color, frame, [&](Result<vk::ReadbackImage> image) {
+          if (!image) {
+            std::lock_guard lock(imageErrorMutex);
+            result.imageErrors.push_back(image.error().message);
+            return;
+          }
+          image::Image out(image->width, image->height);
+          std::memcpy(out.rgba.data(), image->pixels.data(), std::min(out.rgba.size(), image->pixels.size()));
+          writer.push(image->frame, std::move(out));
+          ++result.imagesDelivered;
+        });
+      }
+      renderer.kick();
+      ++result.frames;
+    }
+    renderer.flushAndWait();
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (*capture) {
+      if (auto finished = (*capture)->finish(); !finished) result.errors.push_back(finished.error().message);
+      capture->reset();
+    }
+
+    // Everything goes, through the same requests as the rest: the next (empty) frame applies them.
+    if (window) device->setPresentSource({});
+    scene->destroy(resources);
+    assets.destroy(resources);
+    resources.destroy(target);
+    resources.destroy(color);
+    resources.destroy(depth);
+    renderer.kick();
+    renderer.flushAndWait();
+    result.rendererStats = renderer.stats();
+  }
+  writer.finish();
+  result.deviceStats = device->stats();
+  result.presents = result.deviceStats.presents;
+  result.swapchainRecreations = result.deviceStats.swapchainRecreations;
+  result.errorCount = device->errorCount();
+  result.errors = device->takeErrors();
+  return result;
+}
+
+}  // namespace reel::samples

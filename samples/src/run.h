@@ -1,0 +1,64 @@
+#pragma once
+// Running a scene: the device, the renderer, the recording threads, the frame image, and getting the
+// frame images back. What reel-sample's main() and the sample tests share.
+//
+// Every frame renders into one frame image (RGBA8, --width x --height) with a depth buffer; the app opens
+// a render pass on it per scene view and draws a small HUD on top. The final image of frame N comes back
+// through VulkanDevice::requestReadback (asked before frame N is kicked, delivered when the GPU finished
+// it) and goes to the image sink on a writer thread, so neither the app nor the render thread waits.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reel/image/image.h"
+#include "reel/runtime/renderer.h"
+#include "reel/runtime/vulkan/vulkan_device.h"
+
+namespace reel::samples {
+
+struct RunOptions {
+  std::string scene = "default";
+  uint64_t frames = 120;  // 0: until the window is closed (windowed only)
+  uint32_t draws = 0;     // 0: the scene's default
+  uint32_t width = 1280, height = 720;
+  uint32_t framesInFlight = 2;  // the renderer's and the GPU's, 1..4
+  uint32_t threads = 2;         // recording threads
+  bool headless = true;
+  uint64_t saveFirst = 0, saveLast = UINT64_MAX;  // frames whose image goes to the sink
+  std::string device;                             // VulkanDeviceOptions::deviceName
+  bool validate = false;
+  bool collectTimings = false;
+  std::string pipelineCachePath;
+  bool exerciseWindow = false;  // windowed: resize at frame 10, minimized 20-29, restored at 30
+  // Capture frames [captureFirst, captureLast] into captureOut (--capture A-B --capture-out FILE). Without
+  // captureOut, REEL_CAPTURE / REEL_CAPTURE_FRAMES in the environment decide (reel::capture).
+  std::string captureOut;
+  uint64_t captureFirst = 0, captureLast = UINT64_MAX;
+  std::vector<std::string> args;  // the command line, for the trace's header
+};
+
+struct RunResult {
+  uint64_t frames = 0;
+  double seconds = 0;  // from the first kick to the last frame done on the GPU
+  DeviceInfo device;
+  VulkanDeviceStats deviceStats;
+  RendererStats rendererStats;
+  std::vector<std::string> errors;  // what the device reported (the first 1000)
+  size_t errorCount = 0;
+  std::vector<VulkanFrameTiming> timings;  // when collectTimings
+  uint64_t imagesDelivered = 0;
+  uint64_t presents = 0, swapchainRecreations = 0;  // windowed
+  std::vector<std::string> imageErrors;  // readbacks that failed
+  std::string captureSummary;            // the capture's closing line, when one ran
+};
+
+// Called on a writer thread, frame by frame in order.
+using ImageSink = std::function<void(uint64_t frame, image::Image&& image)>;
+
+// Fails (with a message fit for a user) when the scene is unknown or no device or window could be had.
+// Problems while rendering are not failures: they are in RunResult::errors.
+Result<RunResult> runSample(const RunOptions& options, const ImageSink& sink);
+
+}  // namespace reel::samples

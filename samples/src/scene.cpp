@@ -1,0 +1,32 @@
+#include "scene.h"
+
+#include "worker_pool.h"
+
+namespace reel::samples {
+
+void FrameRecorder::parallel(uint32_t count,
+                             const std::function<void(CommandBucket<DrawKey>&, uint32_t, uint32_t)>& fn) {
+  const uint32_t n = workerCount();
+  pool_.run([&](uint32_t worker) {
+    const uint32_t begin = static_cast<uint32_t>(uint64_t{count} * worker / n);
+    const uint32_t end = static_cast<uint32_t>(uint64_t{count} * (worker + 1) / n);
+    if (begin < end) fn(*workers_[worker], begin, end);
+  });
+}
+
+std::span<const char* const> sceneNames() {
+  static constexpr const char* kNames[] = {"cubes", "transparency", "post", "compute", "stress", "default"};
+  return kNames;
+}
+
+std::unique_ptr<Scene> makeScene(std::string_view name) {
+  if (name == "cubes") return makeCubes();
+  if (name == "transparency") return makeTransparency();
+  if (name == "post") return makePost();
+  if (name == "compute") return makeCompute();
+  if (name == "stress") return makeStress();
+  if (name == "default") return makeDefault();
+  return nullptr;
+}
+
+}  // namespace reel::samples

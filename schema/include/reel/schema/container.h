@@ -1,0 +1,79 @@
+#pragma once
+// The .reel container: how messages (trace.fbs) are framed in a file. The writer (reel::capture) and
+// the reader (reel::trace) share these constants, and nothing else of each other.
+//
+//   +---------------------------+  zstd frame, content checksum on: the Header message alone
+//   | header frame              |
+//   +---------------------------+  zstd frame, content checksum on: whole messages, 8-byte aligned,
+//   | chunk 0                   |  zero padding between them: Resources, KeyLayouts, Marker, Frame,
+//   +---------------------------+  ... and, in the last chunk, CaptureEnd. A frame never spans chunks.
+//   | chunk 1 ...               |
+//   +---------------------------+  zstd skippable frame (magic kIndexFrameMagic): the Index message,
+//   | index frame               |  then the 16-byte footer below, last in the file
+//   +---------------------------+
+//
+// The whole file is a valid zstd stream: `zstd -dc trace.reel` prints the messages back to back.
+// Each chunk decompresses on its own (no dictionary, no prefix), so any frame is one chunk away. A file
+// whose writer died has no index: a reader finds the chunks by walking the zstd frames from the start,
+// up to the last whole one.
+//
+// All integers on disk are little-endian.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace reel::schema {
+
+// Format version: a reader reads every minor of its major, and refuses a newer major.
+inline constexpr uint16_t kFormatMajor = 1;
+inline constexpr uint16_t kFormatMinor = 0;
+
+inline constexpr char kFileIdentifier[] = "REEL";
+
+// Messages start at multiples of this within a chunk's decompressed bytes, so that a reader can use
+// them in place (FlatBuffers aligns scalars to at most 8 bytes).
+inline constexpr uint32_t kMessageAlignment = 8;
+inline constexpr uint32_t kSizePrefixBytes = 4;
+
+inline constexpr uint32_t kZstdFrameMagic = 0xFD2FB528u;
+inline constexpr uint32_t kSkippableMagicBase = 0x184D2A50u;  // 0x184D2A50..5F: zstd skippable frames
+inline constexpr uint32_t kSkippableMagicMask = 0xFFFFFFF0u;
+inline constexpr uint32_t kIndexFrameMagic = kSkippableMagicBase + 0xE;
+inline constexpr uint32_t kSkippableHeaderBytes = 8;  // magic + content size
+
+// The last 16 bytes of a finished trace, inside the index frame: where the Index message starts.
+//   indexBytes: bytes of the Index message (size prefix and padding included) before this footer
+//   reserved:   0
+//   magic:      kFooterMagic
+// The index frame therefore starts at fileSize - kFooterBytes - indexBytes - kSkippableHeaderBytes, and
+// its content size is indexBytes + kFooterBytes.
+inline constexpr uint32_t kFooterBytes = 16;
+inline constexpr uint64_t kFooterMagic = 0x315844494C454552ull;  // "REELIDX1"
+
+inline constexpr uint32_t alignMessage(uint32_t offset) {
+  return (offset + kMessageAlignment - 1) & ~(kMessageAlignment - 1);
+}
+inline constexpr uint64_t alignMessage(uint64_t offset) {
+  return (offset + kMessageAlignment - 1) & ~uint64_t{kMessageAlignment - 1};
+}
+
+inline uint32_t loadLE32(const void* p) {
+  uint8_t b[4];
+  std::memcpy(b, p, 4);
+  return uint32_t{b[0]} | uint32_t{b[1]} << 8 | uint32_t{b[2]} << 16 | uint32_t{b[3]} << 24;
+}
+inline uint64_t loadLE64(const void* p) {
+  const auto* b = static_cast<const uint8_t*>(p);
+  return uint64_t{loadLE32(b)} | uint64_t{loadLE32(b + 4)} << 32;
+}
+inline void storeLE32(void* p, uint32_t v) {
+  const uint8_t b[4] = {uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24)};
+  std::memcpy(p, b, 4);
+}
+inline void storeLE64(void* p, uint64_t v) {
+  storeLE32(p, uint32_t(v));
+  storeLE32(static_cast<uint8_t*>(p) + 4, uint32_t(v >> 32));
+}
+
+}  // namespace reel::schema

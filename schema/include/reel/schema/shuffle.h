@@ -1,0 +1,55 @@
+#pragma once
+// Byte-shuffled columns (trace.fbs, table Bucket): the writer and the reader share this code, so that
+// both group and order the bytes the same way.
+//
+//   ColumnGroups payload;
+//   for each body: payload.add(type, commandSize);     // the column's group key and bytes per body
+//   payload.finish();
+//   payload.scatter(bodyOrderBytes, bodyOffsets, column);   // writer: body order -> grouped, shuffled
+//   payload.gather(column, bodyOffsets, bodyOrderBytes);    // reader: and back
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace reel::schema {
+
+// Plane b (n bytes) of `out` gets byte b of each of the n elements of `size` bytes in `in`.
+void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
+void unshuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
+
+class ColumnGroups {
+ public:
+  void clear();
+  // The next body: its group key and its bytes in this column (0: none; it joins no group). Bodies of
+  // one key must have the same size.
+  void add(uint64_t key, uint32_t size);
+  // Lays the groups out: in order of their first body, each n elements of its size.
+  void finish();
+  uint64_t totalBytes() const { return total_; }
+  size_t bodyCount() const { return group_.size(); }
+
+  // bodyOffsets[i]: where body i's bytes start in the body-order buffer.
+  void scatter(const uint8_t* bodyOrder, const uint32_t* bodyOffsets, uint8_t* column) const;
+  void gather(const uint8_t* column, const uint32_t* bodyOffsets, uint8_t* bodyOrder) const;
+
+ private:
+  struct Group {
+    uint64_t key = 0;
+    uint32_t size = 0;
+    uint32_t count = 0;
+    uint64_t offset = 0;
+  };
+  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr size_t kScanLimit = 16;
+  std::vector<uint32_t> group_;  // per body: its group, or kNone
+  std::vector<uint32_t> index_;  // per body: its position in the group
+  std::vector<Group> groups_;
+  std::unordered_map<uint64_t, uint32_t> lookup_;  // filled once there are more than kScanLimit groups
+  uint64_t lastKey_ = 0;
+  uint32_t lastGroup_ = kNone;
+  uint64_t total_ = 0;
+};
+
+}  // namespace reel::schema

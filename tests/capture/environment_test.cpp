@@ -1,0 +1,101 @@
+#include "reel/capture/environment.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "reel/runtime/null_device.h"
+#include "reel/trace/reader.h"
+#include "scene.h"
+#include "witness.h"
+
+namespace reel::testing {
+namespace {
+
+using capture::FrameRange;
+using capture::installFromEnvironment;
+using capture::kNoLastFrame;
+using capture::parseFrameRange;
+
+TEST(CaptureEnvironment, ParsesFrameRanges) {
+  auto range = parseFrameRange("10-12");
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->first, 10u);
+  EXPECT_EQ(range->last, 12u);
+  range = parseFrameRange("7");
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->first, 7u);
+  EXPECT_EQ(range->last, 7u);
+  range = parseFrameRange("500-");
+  ASSERT_TRUE(range);
+  EXPECT_EQ(range->first, 500u);
+  EXPECT_EQ(range->last, kNoLastFrame);
+  for (const char* bad : {"", "-", "-4", "a-b", "5-3", "1-2-3", "1 -2", "12x", "0x10"}) {
+    auto r = parseFrameRange(bad);
+    ASSERT_FALSE(r) << bad;
+    EXPECT_NE(r.error().message.find("REEL_CAPTURE_FRAMES"), std::string::npos) << r.error().message;
+  }
+}
+
+class EnvironmentTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    ::unsetenv("REEL_CAPTURE");
+    ::unsetenv("REEL_CAPTURE_FRAMES");
+  }
+};
+
+TEST_F(EnvironmentTest, NothingHappensWithoutReelCapture) {
+  ::unsetenv("REEL_CAPTURE");
+  NullDevice device;
+  Renderer renderer(device);
+  auto capture = installFromEnvironment(renderer);
+  ASSERT_TRUE(capture) << capture.error().message;
+  EXPECT_EQ(capture->get(), nullptr);
+  ::setenv("REEL_CAPTURE", "", 1);
+  capture = installFromEnvironment(renderer);
+  ASSERT_TRUE(capture);
+  EXPECT_EQ(capture->get(), nullptr);
+}
+
+TEST_F(EnvironmentTest, CapturesTheFramesTheEnvironmentNamesAndPrintsASummary) {
+  TempDir dir;
+  const std::string path = dir.path("env.reel");
+  ::setenv("REEL_CAPTURE", path.c_str(), 1);
+  ::setenv("REEL_CAPTURE_FRAMES", "2-3", 1);
+  NullDevice device;
+  Renderer renderer(device);
+  Scene scene(renderer);
+  ::testing::internal::CaptureStderr();
+  {
+    capture::CaptureOptions defaults;
+    defaults.handleSignals = false;
+    auto capture = installFromEnvironment(renderer, defaults);
+    ASSERT_TRUE(capture) << capture.error().message;
+    ASSERT_NE(capture->get(), nullptr);
+    for (int f = 0; f < 6; ++f) scene.frame();
+    ASSERT_TRUE(capture.value()->finish());
+  }
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(printed.find("reel capture: frames 2-3 (2) to " + path), std::string::npos) << printed;
+  EXPECT_NE(printed.find("render thread waited"), std::string::npos) << printed;
+  auto reader = trace::TraceReader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_EQ(reader->frameCount(), 2u);
+  EXPECT_EQ(reader->frameNumber(0), 2u);
+  EXPECT_EQ(reader->frameNumber(1), 3u);
+  EXPECT_FALSE(reader->header().appName.empty()) << "taken from /proc/self/cmdline";
+}
+
+TEST_F(EnvironmentTest, AMalformedRangeIsAnError) {
+  ::setenv("REEL_CAPTURE", "/tmp/never-written.reel", 1);
+  ::setenv("REEL_CAPTURE_FRAMES", "twelve", 1);
+  NullDevice device;
+  Renderer renderer(device);
+  auto capture = installFromEnvironment(renderer);
+  ASSERT_FALSE(capture);
+  EXPECT_NE(capture.error().message.find("twelve"), std::string::npos) << capture.error().message;
+}
+
+}  // namespace
+}  // namespace reel::testing

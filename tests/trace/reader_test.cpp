@@ -1,0 +1,625 @@
+// The reader against damaged and hostile files: cut short at every chunk boundary and at random,
+// bytes flipped in every region, not a trace at all, a newer format, messages that fail verification.
+// Whatever it reads must equal what was written; whatever it cannot read must say so, with the file,
+// the byte offset and what is wrong, and never crash.
+
+#include "reel/trace/reader.h"
+
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_isSkippableFrame, ZSTD_decompressBound
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <regex>
+
+#include "reel/capture/capture.h"
+#include "reel/runtime/null_device.h"
+#include "reel/schema/messages.h"
+#include "scene.h"
+#include "witness.h"
+
+namespace reel::testing {
+namespace {
+
+using Bytes = std::vector<std::byte>;
+using trace::FrameRecord;
+using trace::TraceReader;
+
+constexpr uint64_t kFrames = 10;
+
+Bytes zstdFrame(const void* data, size_t size) {
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  Bytes out(ZSTD_compressBound(size));
+  const size_t n = ZSTD_compress2(cctx, out.data(), out.size(), data, size);
+  ZSTD_freeCCtx(cctx);
+  EXPECT_FALSE(ZSTD_isError(n));
+  out.resize(n);
+  return out;
+}
+
+Bytes concat(std::initializer_list<std::span<const std::byte>> parts) {
+  Bytes out;
+  for (auto part : parts) out.insert(out.end(), part.begin(), part.end());
+  return out;
+}
+
+Result<TraceReader> openBytes(Bytes bytes, const trace::ReaderOptions& options = {}) {
+  return TraceReader::fromBytes(std::move(bytes), "t.reel", options);
+}
+
+// "t.reel: byte N: ..." (or "t.reel: no frame ...") : every error names the file and the offset.
+void expectLocated(const std::string& message) {
+  static const std::regex located("^t\\.reel: byte [0-9]+: .+");
+  EXPECT_TRUE(std::regex_match(message, located)) << message;
+}
+
+// A header message built here, not by the writer, so that its versions and tables can be anything.
+flatbuffers::Offset<fb::Field> field(flatbuffers::FlatBufferBuilder& fbb, const FieldInfo& f) {
+  std::vector<flatbuffers::Offset<fb::Field>> children;
+  for (const FieldInfo& child : f.children) children.push_back(field(fbb, child));
+  std::vector<flatbuffers::Offset<flatbuffers::String>> names;
+  for (const char* name : f.enumNames) names.push_back(fbb.CreateString(name));
+  return fb::CreateField(fbb, fbb.CreateString(f.name), f.offset, f.size, f.count,
+                         static_cast<fb::FieldType>(f.type), static_cast<uint8_t>(f.handleKind),
+                         names.empty() ? 0 : fbb.CreateVector(names),
+                         children.empty() ? 0 : fbb.CreateVector(children));
+}
+
+struct HeaderSpec {
+  uint16_t major = schema::kFormatMajor;
+  uint16_t minor = schema::kFormatMinor;
+  uint32_t handleFieldSize = 4;  // of BindPipeline.pipeline
+  uint32_t drawFieldOffset = 0;  // of Draw.vertexCount
+  uint16_t drawId = static_cast<uint16_t>(CommandType::Draw);
+};
+
+Bytes headerFrame(const HeaderSpec& spec) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<flatbuffers::Offset<fb::Command>> commands;
+  for (const CommandInfo& c : commandTable()) {
+    std::vector<FieldInfo> fields(c.fields.begin(), c.fields.end());
+    uint16_t id = static_cast<uint16_t>(c.type);
+    if (c.type == CommandType::BindPipeline) fields[0].size = spec.handleFieldSize;
+    if (c.type == CommandType::Draw) {
+      fields[0].offset = spec.drawFieldOffset;
+      id = spec.drawId;
+    }
+    std::vector<flatbuffers::Offset<fb::Field>> out;
+    for (const FieldInfo& f : fields) out.push_back(field(fbb, f));
+    commands.push_back(fb::CreateCommand(fbb, id, fbb.CreateString(c.name), static_cast<uint8_t>(c.queue),
+                                         c.size, c.layoutHash, fbb.CreateVector(out)));
+  }
+  const auto header =
+      fb::CreateHeader(fbb, spec.major, spec.minor, fbb.CreateString("test"), fbb.CreateString("app"), 0, 0,
+                       0, 0, 0, 0, 0, true, 0, fbb.CreateVector(commands));
+  fb::MessageBuilder message(fbb);
+  message.add_body_type(fb::Body::Header);
+  message.add_body(header.Union());
+  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+  Bytes raw(reinterpret_cast<const std::byte*>(fbb.GetBufferPointer()),
+            reinterpret_cast<const std::byte*>(fbb.GetBufferPointer() + fbb.GetSize()));
+  raw.resize(schema::alignMessage(static_cast<uint64_t>(raw.size())));
+  return zstdFrame(raw.data(), raw.size());
+}
+
+// One trace shared by the tests: 10 frames of the test scene, two per chunk.
+class ReaderTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    path_ = dir_->path("reference.reel");
+    NullDevice device(false);
+    Renderer renderer(device);
+    Scene scene(renderer);
+    capture::CaptureOptions options;
+    options.path = path_;
+    options.compression.maxFramesPerChunk = 2;
+    options.handleSignals = false;
+    auto capture = capture::Capture::start(renderer, options);
+    ASSERT_TRUE(capture) << capture.error().message;
+    for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
+    ASSERT_TRUE(capture.value()->finish());
+    capture.value().reset();
+    bytes_ = new Bytes(readFile(path_));
+    auto reader = TraceReader::open(path_);
+    ASSERT_TRUE(reader) << reader.error().message;
+    ASSERT_EQ(reader->frameCount(), kFrames);
+    frames_ = new std::vector<FrameRecord>;
+    for (size_t i = 0; i < kFrames; ++i) {
+      auto frame = reader->readFrame(i);
+      ASSERT_TRUE(frame) << frame.error().message;
+      frames_->push_back(std::move(frame.value()));
+    }
+    chunks_ = new std::vector<trace::ChunkInfo>(reader->chunks().begin(), reader->chunks().end());
+    messages_ = new std::vector<trace::MessageInfo>(reader->messages().begin(), reader->messages().end());
+  }
+  static void TearDownTestSuite() {
+    delete frames_;
+    delete chunks_;
+    delete messages_;
+    delete bytes_;
+    delete dir_;
+  }
+
+  static uint64_t headerEnd() { return chunks_->front().offset; }
+  static uint64_t indexStart() { return chunks_->back().offset + chunks_->back().compressedSize; }
+  // Frames whose chunk ends at or before `end`.
+  static size_t framesBefore(uint64_t end) {
+    size_t n = 0;
+    for (const auto& m : *messages_) {
+      const auto& c = (*chunks_)[m.chunk];
+      if (m.kind == static_cast<uint8_t>(fb::Body::Frame) && c.offset + c.compressedSize <= end) ++n;
+    }
+    return n;
+  }
+  static std::vector<size_t> framesOfChunk(uint32_t chunk) {
+    std::vector<size_t> out;
+    for (size_t i = 0, f = 0; i < messages_->size(); ++i) {
+      if ((*messages_)[i].kind != static_cast<uint8_t>(fb::Body::Frame)) continue;
+      if ((*messages_)[i].chunk == chunk) out.push_back(f);
+      ++f;
+    }
+    return out;
+  }
+
+  // Every frame the reader returns equals the original frame of that number; returns how many read.
+  static size_t expectReadableFramesIntact(TraceReader& reader) {
+    size_t read = 0;
+    for (size_t i = 0; i < reader.frameCount(); ++i) {
+      auto frame = reader.readFrame(i);
+      if (!frame) {
+        expectLocated(frame.error().message);
+        continue;
+      }
+      EXPECT_LT(frame->number, kFrames);
+      if (frame->number < kFrames) expectFrameEquals((*frames_)[frame->number], frame.value());
+      ++read;
+    }
+    return read;
+  }
+
+  static inline TempDir* dir_ = nullptr;
+  static inline std::string path_;
+  static inline Bytes* bytes_ = nullptr;
+  static inline std::vector<FrameRecord>* frames_ = nullptr;
+  static inline std::vector<trace::ChunkInfo>* chunks_ = nullptr;
+  static inline std::vector<trace::MessageInfo>* messages_ = nullptr;
+};
+
+TEST_F(ReaderTest, TheReferenceTraceReadsCleanly) {
+  auto reader = TraceReader::open(path_);
+  ASSERT_TRUE(reader);
+  EXPECT_TRUE(reader->hasIndex());
+  EXPECT_TRUE(reader->complete());
+  EXPECT_EQ(reader->warnings(), std::vector<std::string>{});
+  EXPECT_EQ(reader->chunks().size(), kFrames / 2 + 1) << "two frames per chunk, and the end";
+  EXPECT_EQ(reader->findFrame(7), std::optional<size_t>(7));
+  EXPECT_EQ(reader->findFrame(kFrames), std::nullopt);
+  auto missing = reader->readFrame(kFrames);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().message.find("no frame 10"), std::string::npos);
+}
+
+TEST_F(ReaderTest, ZstdCommandLineDecompressesTheWholeTrace) {
+  // What `zstd -dc` must print: every zstd frame's content, in order, the skippable index left out.
+  Bytes expected;
+  for (uint64_t at = 0; at < bytes_->size();) {
+    const size_t size = ZSTD_findFrameCompressedSize(bytes_->data() + at, bytes_->size() - at);
+    ASSERT_FALSE(ZSTD_isError(size)) << ZSTD_getErrorName(size);
+    if (!ZSTD_isSkippableFrame(bytes_->data() + at, size)) {
+      Bytes raw(ZSTD_decompressBound(bytes_->data() + at, size));
+      const size_t n = ZSTD_decompress(raw.data(), raw.size(), bytes_->data() + at, size);
+      ASSERT_FALSE(ZSTD_isError(n));
+      expected.insert(expected.end(), raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+    at += size;
+  }
+  const std::string command = std::string(REEL_ZSTD_EXECUTABLE) + " -dcq '" + path_ + "'";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  Bytes printed;
+  std::byte buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    printed.insert(printed.end(), buffer, buffer + n);
+  EXPECT_EQ(::pclose(pipe), 0) << command;
+  EXPECT_EQ(printed.size(), expected.size());
+  EXPECT_TRUE(printed == expected);
+  // And zstd's own integrity test (content checksums included) passes.
+  EXPECT_EQ(std::system((std::string(REEL_ZSTD_EXECUTABLE) + " -tq '" + path_ + "'").c_str()), 0);
+  // The messages are all there, back to back: the header and every message the index lists.
+  size_t messages = 0;
+  for (uint64_t at = 0; at + 8 <= printed.size();) {
+    const uint32_t size = schema::loadLE32(printed.data() + at);
+    if (size == 0) break;
+    ++messages;
+    at = schema::alignMessage(at + 4 + size);
+  }
+  EXPECT_EQ(messages, messages_->size() + 1);
+}
+
+TEST_F(ReaderTest, WithoutItsIndexTheReaderRebuildsTheSameOne) {
+  auto reader =
+      openBytes(Bytes(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>(indexStart())));
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_FALSE(reader->hasIndex());
+  EXPECT_TRUE(reader->complete()) << "the CaptureEnd message is there, only the index is not";
+  ASSERT_EQ(reader->warnings().size(), 1u);
+  EXPECT_NE(reader->warnings()[0].find("no index"), std::string::npos) << reader->warnings()[0];
+  ASSERT_EQ(reader->messages().size(), messages_->size());
+  for (size_t i = 0; i < messages_->size(); ++i) {
+    const auto& a = reader->messages()[i];
+    const auto& e = (*messages_)[i];
+    EXPECT_EQ(a.kind, e.kind) << i;
+    EXPECT_EQ(a.frame, e.frame) << i << " " << schema::messageKindName(e.kind);
+    EXPECT_EQ(a.chunk, e.chunk) << i;
+    EXPECT_EQ(a.offset, e.offset) << i;
+    EXPECT_EQ(a.size, e.size) << i;
+  }
+  for (size_t c = 0; c < chunks_->size(); ++c) {
+    EXPECT_EQ(reader->chunks()[c].offset, (*chunks_)[c].offset);
+    EXPECT_EQ(reader->chunks()[c].rawSize, (*chunks_)[c].rawSize);
+  }
+  EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+}
+
+void ReaderCutAt(uint64_t cut, const Bytes& bytes, uint64_t headerEnd, size_t expectedFrames,
+                 size_t (*check)(TraceReader&)) {
+  SCOPED_TRACE("cut at byte " + std::to_string(cut) + " of " + std::to_string(bytes.size()));
+  auto reader = openBytes(Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut)));
+  if (cut < headerEnd) {
+    ASSERT_FALSE(reader);
+    expectLocated(reader.error().message);
+    if (cut == 0) {
+      EXPECT_NE(reader.error().message.find("empty"), std::string::npos) << reader.error().message;
+    } else if (cut >= 4) {
+      EXPECT_NE(reader.error().message.find("header frame"), std::string::npos) << reader.error().message;
+    }
+    return;
+  }
+  ASSERT_TRUE(reader) << reader.error().message;
+  if (cut < bytes.size()) {
+    EXPECT_FALSE(reader->warnings().empty());
+    EXPECT_FALSE(reader->hasIndex());
+  }
+  EXPECT_EQ(reader->frameCount(), expectedFrames);
+  EXPECT_EQ(check(reader.value()), expectedFrames);
+}
+
+TEST_F(ReaderTest, CutAtEveryChunkBoundaryAndAByteEitherSide) {
+  std::vector<uint64_t> boundaries = {0, headerEnd()};
+  for (const auto& c : *chunks_) boundaries.push_back(c.offset + c.compressedSize);
+  boundaries.push_back(bytes_->size());
+  for (const uint64_t b : boundaries) {
+    for (const int d : {-1, 0, 1}) {
+      if ((b == 0 && d < 0) || b + d > bytes_->size()) continue;
+      const uint64_t cut = b + d;
+      ReaderCutAt(cut, *bytes_, headerEnd(), framesBefore(cut), expectReadableFramesIntact);
+    }
+  }
+  // Cut inside chunk 2: the warning says where, and what is still readable.
+  const uint64_t inside = (*chunks_)[2].offset + (*chunks_)[2].compressedSize / 2;
+  auto reader = openBytes(Bytes(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>(inside)));
+  ASSERT_TRUE(reader);
+  ASSERT_EQ(reader->warnings().size(), 2u);
+  EXPECT_NE(reader->warnings()[1].find("t.reel: byte " + std::to_string((*chunks_)[2].offset) +
+                                       ": truncated in chunk 2"),
+            std::string::npos)
+      << reader->warnings()[1];
+  EXPECT_NE(reader->warnings()[1].find("chunks 0..1 (frames 0..3) are readable"), std::string::npos)
+      << reader->warnings()[1];
+}
+
+TEST_F(ReaderTest, CutAtRandomOffsets) {
+  std::mt19937_64 random(42);
+  for (int i = 0; i < 200; ++i) {
+    const uint64_t cut = random() % (bytes_->size() + 1);
+    ReaderCutAt(cut, *bytes_, headerEnd(), framesBefore(cut), expectReadableFramesIntact);
+  }
+}
+
+// Any byte of the file flipped: the reader may refuse the file or a frame, but what it returns is
+// always exactly what was written.
+TEST_F(ReaderTest, AFlippedByteAnywhereNeverGivesWrongData) {
+  std::mt19937_64 random(7);
+  const size_t stride = std::max<size_t>(1, bytes_->size() / 1500);
+  size_t refused = 0, frameErrors = 0;
+  for (size_t at = 0; at < bytes_->size(); at += stride) {
+    Bytes damaged = *bytes_;
+    damaged[at] ^= static_cast<std::byte>(1 + random() % 255);
+    SCOPED_TRACE("byte " + std::to_string(at));
+    auto reader = openBytes(std::move(damaged));
+    if (!reader) {
+      expectLocated(reader.error().message);
+      ++refused;
+      continue;
+    }
+    for (const std::string& w : reader->warnings()) EXPECT_EQ(w.rfind("t.reel: ", 0), 0u) << w;
+    frameErrors += reader->frameCount() - expectReadableFramesIntact(reader.value());
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(refused, 0u);
+  EXPECT_GT(frameErrors, 0u);
+}
+
+TEST_F(ReaderTest, AFlippedByteInTheHeaderFrameRefusesTheFile) {
+  for (const uint64_t at : {uint64_t{headerEnd() / 2}, headerEnd() - 1}) {
+    Bytes damaged = *bytes_;
+    damaged[at] ^= std::byte{0x40};
+    auto reader = openBytes(std::move(damaged));
+    ASSERT_FALSE(reader) << at;
+    expectLocated(reader.error().message);
+    EXPECT_NE(reader.error().message.find("header frame"), std::string::npos) << reader.error().message;
+  }
+}
+
+TEST_F(ReaderTest, AChecksumMismatchNamesTheChunkAndOnlyItsFramesAreLost) {
+  const auto& chunk = (*chunks_)[2];
+  Bytes damaged = *bytes_;
+  damaged[chunk.offset + chunk.compressedSize - 2] ^= std::byte{0x01};  // in the content checksum
+  auto reader = openBytes(std::move(damaged));
+  ASSERT_TRUE(reader) << reader.error().message;
+  const std::vector<size_t> lost = framesOfChunk(2);
+  ASSERT_EQ(lost, (std::vector<size_t>{4, 5}));
+  for (size_t i = 0; i < kFrames; ++i) {
+    auto frame = reader->readFrame(i);
+    if (std::ranges::find(lost, i) != lost.end()) {
+      ASSERT_FALSE(frame) << i;
+      EXPECT_EQ(frame.error().message, "t.reel: byte " + std::to_string(chunk.offset) +
+                                           ": chunk 2 (frames 4..5): checksum mismatch");
+    } else {
+      ASSERT_TRUE(frame) << frame.error().message;
+      expectFrameEquals((*frames_)[i], frame.value());
+    }
+  }
+}
+
+TEST_F(ReaderTest, ACorruptChunkIsSkippedWhenTheIndexIsRebuilt) {
+  Bytes damaged(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>(indexStart()));
+  const auto& chunk = (*chunks_)[1];
+  damaged[chunk.offset + chunk.compressedSize - 1] ^= std::byte{0x80};
+  auto reader = openBytes(std::move(damaged));
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_EQ(reader->warnings().size(), 2u);
+  EXPECT_EQ(reader->warnings()[1], "t.reel: byte " + std::to_string(chunk.offset) +
+                                       ": chunk 1: checksum mismatch: its frames are skipped");
+  EXPECT_EQ(reader->frameCount(), kFrames - 2);
+  EXPECT_EQ(reader->findFrame(2), std::nullopt);
+  EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames - 2);
+}
+
+TEST_F(ReaderTest, ADamagedIndexIsNotTrustedButRebuilt) {
+  const uint64_t indexMessage = indexStart() + schema::kSkippableHeaderBytes;
+  // The skippable frame's magic and size, the message's root offset and a field, the footer's index size
+  // and magic. (Padding and the footer's reserved word carry nothing: a flip there changes nothing.)
+  for (const uint64_t at :
+       {indexStart(), indexStart() + 4, indexMessage + 1, indexMessage + 20, uint64_t{bytes_->size() - 16},
+        uint64_t{bytes_->size() - 8}, uint64_t{bytes_->size() - 1}}) {
+    SCOPED_TRACE("byte " + std::to_string(at));
+    Bytes damaged = *bytes_;
+    damaged[at] ^= std::byte{0x5A};
+    auto reader = openBytes(std::move(damaged));
+    ASSERT_TRUE(reader) << reader.error().message;
+    EXPECT_FALSE(reader->hasIndex());
+    ASSERT_FALSE(reader->warnings().empty());
+    EXPECT_TRUE(reader->warnings()[0].find("index is invalid") != std::string::npos ||
+                reader->warnings()[0].find("no index") != std::string::npos)
+        << reader->warnings()[0];
+    EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+  }
+}
+
+TEST_F(ReaderTest, AnIndexPointingOutsideTheFileIsRefused) {
+  // A well-formed index whose chunk claims more bytes than there are.
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<fb::ChunkEntry> chunks;
+  for (const auto& c : *chunks_) chunks.emplace_back(c.offset, c.compressedSize, c.rawSize);
+  chunks.back() = fb::ChunkEntry(chunks.back().offset(), uint64_t{1} << 40, chunks.back().raw_size());
+  const auto index = fb::CreateIndex(fbb, fbb.CreateVectorOfStructs(chunks));
+  fb::MessageBuilder message(fbb);
+  message.add_body_type(fb::Body::Index);
+  message.add_body(index.Union());
+  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+  const uint32_t indexBytes = schema::alignMessage(static_cast<uint32_t>(fbb.GetSize()));
+  Bytes frame(schema::kSkippableHeaderBytes + indexBytes + schema::kFooterBytes);
+  schema::storeLE32(frame.data(), schema::kIndexFrameMagic);
+  schema::storeLE32(frame.data() + 4, indexBytes + schema::kFooterBytes);
+  std::memcpy(frame.data() + 8, fbb.GetBufferPointer(), fbb.GetSize());
+  schema::storeLE32(frame.data() + 8 + indexBytes, indexBytes);
+  schema::storeLE64(frame.data() + 8 + indexBytes + 8, schema::kFooterMagic);
+  auto reader = openBytes(concat({std::span(*bytes_).first(indexStart()), frame}));
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_FALSE(reader->warnings().empty());
+  EXPECT_NE(reader->warnings()[0].find("index is invalid (chunk 5"), std::string::npos)
+      << reader->warnings()[0];
+  EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+}
+
+TEST_F(ReaderTest, RandomAccessReadsWhatSequentialReadingReads) {
+  auto reader = TraceReader::open(path_);
+  ASSERT_TRUE(reader);
+  std::vector<size_t> order(kFrames);
+  for (size_t i = 0; i < kFrames; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937(3));
+  for (const size_t i : order) {
+    auto frame = reader->readFrame(i);
+    ASSERT_TRUE(frame) << frame.error().message;
+    expectFrameEquals((*frames_)[i], frame.value());
+  }
+}
+
+TEST(Reader, AnEmptyFileIsNotATrace) {
+  auto reader = openBytes({});
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().message, "t.reel: byte 0: not a reel trace: the file is empty");
+}
+
+TEST(Reader, AFileThatIsNotZstdIsNotATrace) {
+  const std::string text = "P6\n4 4\n255\nthis is a picture, not a trace";
+  auto reader = openBytes(Bytes(reinterpret_cast<const std::byte*>(text.data()),
+                                reinterpret_cast<const std::byte*>(text.data() + text.size())));
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().message, "t.reel: byte 0: not a reel trace: it does not start with a zstd frame");
+}
+
+TEST(Reader, AForeignZstdFileIsNotATrace) {
+  const std::string text(1000, 'x');
+  auto reader = openBytes(zstdFrame(text.data(), text.size()));
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().message,
+            "t.reel: byte 0: not a reel trace: its first zstd frame holds no REEL message");
+}
+
+TEST(Reader, AMissingFileSaysSo) {
+  auto reader = TraceReader::open("/nonexistent/trace.reel");
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().message, "/nonexistent/trace.reel: cannot open: No such file or directory");
+}
+
+TEST_F(ReaderTest, ANewerMajorVersionIsRefused) {
+  const Bytes header = headerFrame({.major = schema::kFormatMajor + 1, .minor = 3});
+  auto reader = openBytes(concat({header, std::span(*bytes_).subspan(headerEnd())}));
+  ASSERT_FALSE(reader);
+  EXPECT_EQ(reader.error().message,
+            "t.reel: byte 0: written in trace format " + std::to_string(schema::kFormatMajor + 1) +
+                ".3, newer than this reader (format " + std::to_string(schema::kFormatMajor) + "." +
+                std::to_string(schema::kFormatMinor) + "): read it with a newer reel");
+}
+
+TEST_F(ReaderTest, ANewerMinorVersionIsReadWithAWarning) {
+  const Bytes header = headerFrame({.minor = schema::kFormatMinor + 1});
+  auto reader = openBytes(concat({header, std::span(*bytes_).subspan(headerEnd())}));
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_FALSE(reader->warnings().empty());
+  EXPECT_NE(reader->warnings()[0].find("newer than this reader"), std::string::npos) << reader->warnings()[0];
+  EXPECT_EQ(reader->header().formatMinor, schema::kFormatMinor + 1);
+  EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+}
+
+TEST_F(ReaderTest, AHeaderWhoseFieldTablesLieIsRefused) {
+  struct Case {
+    HeaderSpec spec;
+    const char* error;
+  };
+  static_assert(static_cast<int>(CommandType::Draw) == 25, "the expected messages below name Draw's id");
+  const Case cases[] = {
+      {{.handleFieldSize = 1}, "header: command 'BindPipeline': field 'pipeline' of type handle is 1 bytes"},
+      {{.drawFieldOffset = 1000},
+       "header: command 'Draw': field 'vertexCount' (offset 1000, 4 x 1 bytes) lies outside its 8-byte "
+       "packet"},
+      {{.drawId = 3}, "header: command table entry 25 ('Draw') has id 3"},
+  };
+  for (const Case& c : cases) {
+    auto reader = openBytes(concat({headerFrame(c.spec), std::span(*bytes_).subspan(headerEnd())}));
+    ASSERT_FALSE(reader);
+    EXPECT_EQ(reader.error().message, std::string("t.reel: byte 0: ") + c.error);
+  }
+}
+
+TEST_F(ReaderTest, AMessageThatFailsVerificationIsNamed) {
+  // A chunk whose one message has the REEL identifier and a plausible size, and garbage inside.
+  Bytes garbage(64, std::byte{0xEE});
+  schema::storeLE32(garbage.data(), 60);
+  schema::storeLE32(garbage.data() + 4, 0x7FFFFFF0u);  // root offset far outside
+  std::memcpy(garbage.data() + 8, "REEL", 4);
+  const Bytes chunk = zstdFrame(garbage.data(), garbage.size());
+  auto reader = openBytes(concat({std::span(*bytes_).first(headerEnd()), chunk}));
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_EQ(reader->frameCount(), 0u);
+  ASSERT_EQ(reader->warnings().size(), 2u);
+  EXPECT_EQ(reader->warnings()[1],
+            "t.reel: byte " + std::to_string(headerEnd()) +
+                ": chunk 0: message at offset 0: message fails FlatBuffers verification: the "
+                "rest of the chunk is skipped");
+}
+
+TEST_F(ReaderTest, AFrameWhoseColumnsDisagreeIsRefusedWithItsLocation) {
+  // A verified message whose bucket has more chain lengths than keys: the verifier cannot see that.
+  flatbuffers::FlatBufferBuilder fbb;
+  const uint8_t keys[16] = {1, 2};  // two keys, shuffled
+  const uint32_t lengths[] = {1, 1, 1};
+  const auto bucket = fb::CreateBucket(fbb, 0, fbb.CreateString("b"), fbb.CreateString("u64"), false,
+                                       fbb.CreateVector(keys, 16), fbb.CreateVector(lengths, 3));
+  std::vector<flatbuffers::Offset<fb::Bucket>> buckets{bucket};
+  const auto frame = fb::CreateFrame(fbb, 0, 0, 0, fbb.CreateVector(buckets));
+  fb::MessageBuilder message(fbb);
+  message.add_body_type(fb::Body::Frame);
+  message.add_body(frame.Union());
+  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+  Bytes raw(reinterpret_cast<const std::byte*>(fbb.GetBufferPointer()),
+            reinterpret_cast<const std::byte*>(fbb.GetBufferPointer() + fbb.GetSize()));
+  raw.resize(schema::alignMessage(static_cast<uint64_t>(raw.size())));
+  auto reader = openBytes(concat({std::span(*bytes_).first(headerEnd()), zstdFrame(raw.data(), raw.size())}));
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_EQ(reader->frameCount(), 1u);
+  auto read = reader->readFrame(0);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().message,
+            "t.reel: byte " + std::to_string(headerEnd()) +
+                ": chunk 0: message at offset 0: frame 0: bucket 0: 2 keys but 3 chain lengths");
+}
+
+TEST_F(ReaderTest, AChunkLargerThanAllowedIsRefused) {
+  trace::ReaderOptions options;
+  options.maxChunkBytes = 1024;  // smaller than the chunks of the reference trace
+  auto reader = openBytes(*bytes_, options);
+  ASSERT_TRUE(reader);
+  ASSERT_FALSE(reader->warnings().empty());
+  EXPECT_NE(reader->warnings()[0].find("claims"), std::string::npos) << reader->warnings()[0];
+}
+
+// Seeds for the fuzzers (fuzz/): with REEL_FUZZ_CORPUS_DIR set, writes this trace and damaged copies
+// of it, and its decompressed messages, there.
+TEST_F(ReaderTest, WritesTheFuzzCorpusWhenAsked) {
+  const char* dir = std::getenv("REEL_FUZZ_CORPUS_DIR");
+  if (!dir) GTEST_SKIP() << "REEL_FUZZ_CORPUS_DIR is not set";
+  const std::string base = dir;
+  writeFile(base + "/trace/complete.reel", *bytes_);
+  writeFile(base + "/trace/no-index.reel",
+            Bytes(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>(indexStart())));
+  writeFile(base + "/trace/cut.reel",
+            Bytes(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>((*chunks_)[1].offset + 9)));
+  Bytes raw;
+  for (uint64_t at = 0; at < indexStart();) {
+    const size_t size = ZSTD_findFrameCompressedSize(bytes_->data() + at, bytes_->size() - at);
+    Bytes out(ZSTD_decompressBound(bytes_->data() + at, size));
+    out.resize(ZSTD_decompress(out.data(), out.size(), bytes_->data() + at, size));
+    raw.insert(raw.end(), out.begin(), out.end());
+    at += size;
+  }
+  writeFile(base + "/messages/decompressed.bin", raw);
+
+  // And a small trace (the fuzzers go faster on small inputs): three frames of one draw, a chunk each.
+  TempDir small;
+  {
+    NullDevice device(false);
+    Renderer renderer(device);
+    Scene scene(renderer, {.draws = 1, .auxBytes = 8});
+    capture::CaptureOptions options;
+    options.path = small.path("small.reel");
+    options.compression.maxFramesPerChunk = 1;
+    options.handleSignals = false;
+    auto capture = capture::Capture::start(renderer, options);
+    ASSERT_TRUE(capture);
+    for (int f = 0; f < 3; ++f) scene.frame();
+    ASSERT_TRUE(capture.value()->finish());
+  }
+  const Bytes smallTrace = readFile(small.path("small.reel"));
+  writeFile(base + "/trace/small.reel", smallTrace);
+  raw.clear();
+  for (uint64_t at = 0; at < smallTrace.size();) {
+    const size_t size = ZSTD_findFrameCompressedSize(smallTrace.data() + at, smallTrace.size() - at);
+    if (ZSTD_isError(size) || ZSTD_isSkippableFrame(smallTrace.data() + at, size)) break;
+    Bytes out(ZSTD_decompressBound(smallTrace.data() + at, size));
+    out.resize(ZSTD_decompress(out.data(), out.size(), smallTrace.data() + at, size));
+    raw.insert(raw.end(), out.begin(), out.end());
+    at += size;
+  }
+  writeFile(base + "/messages/small.bin", raw);
+}
+
+}  // namespace
+}  // namespace reel::testing
