@@ -148,9 +148,13 @@ TEST(VulkanPipelineCache, IsSavedAndLoadedAgain) {
     }
     EXPECT_EQ((*device)->errorCount(), 0u) << joinErrors((*device)->takeErrors());
     device->reset();  // saves the cache
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    // A VkPipelineCacheHeaderVersionOne at least (lavapipe caches nothing past it; GPU drivers do).
+    std::ifstream file(path, std::ios::binary);
     ASSERT_TRUE(file.good()) << "run " << run << ": no cache file at " << path;
-    EXPECT_GT(file.tellg(), 32) << "a header and data";
+    uint32_t header[2] = {};
+    file.read(reinterpret_cast<char*>(header), sizeof header);
+    EXPECT_EQ(header[0], 32u) << "header length";
+    EXPECT_EQ(header[1], uint32_t{VK_PIPELINE_CACHE_HEADER_VERSION_ONE});
   }
   std::remove(path.c_str());
 }

@@ -7,7 +7,8 @@
 
 namespace reel::replay {
 
-Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, const trace::TraceHeader& header) {
+Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, const trace::TraceHeader& header,
+                                                         PacketEdit edit, KeyEdit keyEdit) {
   if (header.commands.empty()) return fail("the trace header has no command table");
   std::vector<CommandType> map(header.commands.size(), CommandType::Count);
   for (const trace::CommandDesc& command : header.commands) {
@@ -16,13 +17,26 @@ Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, con
     // fails with a message naming it; the others replay.
     if (ours && ours->layoutHash == command.layoutHash && ours->size == command.size) map[command.id] = ours->type;
   }
-  auto feeder = std::unique_ptr<FrameFeeder>(new FrameFeeder(renderer, header, std::move(map)));
+  auto feeder = std::unique_ptr<FrameFeeder>(new FrameFeeder(renderer, header, std::move(map), std::move(edit), std::move(keyEdit)));
   renderer.setObserver(feeder.get());
   return feeder;
 }
 
-FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, std::vector<CommandType> commandMap)
-    : renderer_(renderer), header_(header), commandMap_(std::move(commandMap)) {}
+FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, std::vector<CommandType> commandMap,
+                         PacketEdit edit, KeyEdit keyEdit)
+    : renderer_(renderer),
+      header_(header),
+      edit_(std::move(edit)),
+      keyEdit_(std::move(keyEdit)),
+      commandMap_(std::move(commandMap)) {}
+
+std::span<const std::byte> FrameFeeder::edited(uint64_t frame, uint64_t position, CommandType type,
+                                               std::span<const std::byte> payload) {
+  if (!edit_) return payload;
+  editBuffer_.assign(payload.begin(), payload.end());
+  edit_(frame, position, type, editBuffer_);
+  return editBuffer_;
+}
 
 FrameFeeder::~FrameFeeder() {
   renderer_.flushAndWait();
@@ -52,10 +66,11 @@ Result<void> FrameFeeder::submitResources(const trace::ResourcesRecord& resource
     for (const auto& contents : resource.contents) {
       if (contents.mip == 0) initial = contents.bytes;
     }
-    if (auto ok = context.replayRequest(*type, resource.create, initial); !ok) {
+    const std::span<const std::byte> create = edited(resources.frame, UINT64_MAX, *type, resource.create);
+    if (auto ok = context.replayRequest(*type, create, initial); !ok) {
       return fail("a resource alive at the capture start: ", ok.error().message);
     }
-    track(*type, resource.create);
+    track(*type, create);
     if (*type != CommandType::CreateTexture) continue;
     cmd::CreateTexture texture;
     std::memcpy(&texture, resource.create.data(), sizeof texture);
@@ -76,13 +91,22 @@ Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame) {
   for (const trace::RequestRecord& request : frame.requests) {
     auto type = mapCommand(request.type);
     if (!type) return fail("frame ", frame.number, ": a resource request: ", type.error().message);
-    if (auto ok = renderer_.resources().replayRequest(*type, request.payload, request.aux); !ok) {
+    const std::span<const std::byte> payload = edited(frame.number, UINT64_MAX, *type, request.payload);
+    if (auto ok = renderer_.resources().replayRequest(*type, payload, request.aux); !ok) {
       return fail("frame ", frame.number, ": ", ok.error().message);
     }
-    track(*type, request.payload);
+    track(*type, payload);
   }
-  for (const trace::BucketRecord& bucket : frame.buckets) {
-    if (auto ok = submitBucket(bucket, frame.number); !ok) return ok;
+  // With an edit, each packet's sorted position: where the frame's order puts its key, plus its link.
+  sortedStart_.clear();
+  if (edit_) {
+    const FrameOrder order = orderFrame(frame);
+    sortedStart_.resize(frame.buckets.size());
+    for (size_t b = 0; b < frame.buckets.size(); ++b) sortedStart_[b].resize(frame.buckets[b].keyCount());
+    for (const OrderedKey& k : order.sorted) sortedStart_[k.bucket][k.key] = k.firstPacket;
+  }
+  for (size_t b = 0; b < frame.buckets.size(); ++b) {
+    if (auto ok = submitBucket(frame.buckets[b], b, frame.number); !ok) return ok;
   }
   std::lock_guard lock(mutex_);
   expectedHashes_.emplace_back(frame.number, frame.sortedOrderHash);
@@ -110,28 +134,34 @@ CommandBucketBase& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
   return *buckets_[bucket.index];
 }
 
-Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, uint64_t frame) {
+Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t bucketIndex, uint64_t frame) {
   CommandBucketBase& target = bucketFor(bucket);
   std::vector<PacketHeader*> sharedPackets(bucket.bodyCount(), nullptr);
   for (size_t k = 0; k < bucket.keyCount(); ++k) {
     PacketHeader* previous = nullptr;
     Result<void> status;
-    bucket.forEachInChain(k, [&](const trace::PacketRecord& packet) {
+    const uint64_t key = keyEdit_ ? keyEdit_(frame, bucket.name, bucket.key(k)) : bucket.key(k);
+    uint64_t position = sortedStart_.empty() ? UINT64_MAX : sortedStart_[bucketIndex][k];
+    bucket.forEachInChain(k, [&](const trace::PacketRecord& record) {
       if (!status) return;
-      auto type = mapCommand(packet.type);
+      auto type = mapCommand(record.type);
       if (!type) {
         status = fail("frame ", frame, ", bucket '", std::string(bucket.name), "': ", type.error().message);
         return;
       }
+      trace::PacketRecord packet = record;
+      // A shared packet is recorded once, with the edit for its first position.
+      if (edit_ && !(packet.shared && sharedPackets[packet.body])) packet.payload = edited(frame, position, *type, packet.payload);
+      ++position;
       PacketHeader* header;
       if (packet.shared) {
         // A shared packet is recorded once and referenced by each key that names it (always a chain's head).
         if (!sharedPackets[packet.body]) {
           sharedPackets[packet.body] = &target.createSharedBytes(*type, packet.payload, packet.aux);
         }
-        header = &target.addSharedBytes(bucket.key(k), *sharedPackets[packet.body]);
+        header = &target.addSharedBytes(key, *sharedPackets[packet.body]);
       } else if (!previous) {
-        header = &target.addBytes(bucket.key(k), *type, packet.payload, packet.aux);
+        header = &target.addBytes(key, *type, packet.payload, packet.aux);
       } else {
         header = &target.appendBytes(*previous, *type, packet.payload, packet.aux);
       }

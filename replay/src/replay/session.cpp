@@ -73,7 +73,7 @@ Result<void> ReplaySession::start() {
   if (reader_.frameCount() == 0) return fail(reader_.name(), ": the trace holds no frames");
   renderer_ = std::make_unique<Renderer>(
       *device_, RendererConfig{.framesInFlight = options_.framesInFlight, .firstFrameNumber = reader_.frameNumber(0)});
-  auto feeder = FrameFeeder::create(*renderer_, reader_.header());
+  auto feeder = FrameFeeder::create(*renderer_, reader_.header(), options_.edit, options_.keyEdit);
   if (!feeder) return fail(reader_.name(), ": ", feeder.error().message);
   feeder_ = std::move(feeder.value());
   auto resources = reader_.readResources();

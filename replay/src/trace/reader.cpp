@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <new>
 
 #include "decode.h"
 
@@ -128,8 +129,13 @@ Result<std::shared_ptr<const Chunk>> TraceReader::Impl::decompress(uint64_t offs
   if (capacity > limit)
     return at(offset, what, ": decompresses to ", capacity, " bytes, more than the ", limit, " allowed");
   auto chunk = std::make_shared<Chunk>();
-  chunk->bytes = std::make_unique_for_overwrite<std::byte[]>(capacity ? capacity : 1);
+  try {
+    chunk->bytes = std::make_unique_for_overwrite<std::byte[]>(capacity ? capacity : 1);
+  } catch (const std::bad_alloc&) {
+    return at(offset, what, ": cannot allocate the ", capacity, " bytes it decompresses to");
+  }
   if (!dctx) dctx = ZSTD_createDCtx();
+  if (!dctx) return at(offset, what, ": cannot create a zstd context");
   const size_t n = ZSTD_decompressDCtx(dctx, chunk->bytes.get(), capacity, data() + offset, compressedSize);
   if (ZSTD_isError(n)) return at(offset, what, ": ", zstdError(n));
   if (exact && n != capacity)
@@ -160,7 +166,7 @@ Result<void> TraceReader::Impl::readHeader() {
   auto chunk = decompress(0, frameSize, rawSize, "header frame", false, kMaxHeaderBytes);
   if (!chunk) return chunk.error();
   const Chunk& raw = *chunk.value();
-  if (raw.size < 8 || !fb::SizePrefixedMessageBufferHasIdentifier(raw.bytes.get())) {
+  if (raw.size < schema::kSizePrefixBytes + 8 || !fb::SizePrefixedMessageBufferHasIdentifier(raw.bytes.get())) {
     return at(0, "not a reel trace: its first zstd frame holds no REEL message");
   }
   uint32_t messageSize = 0;

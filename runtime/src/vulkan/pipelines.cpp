@@ -11,13 +11,12 @@
 namespace reel::vk {
 
 PipelineLibrary::~PipelineLibrary() {
-  if (!cachePath_.empty()) {
-    (void)saveCache();  // best effort at teardown; saveCache() reports when called directly
-  }
+  // Best effort at teardown; saveCache() reports when called directly.
+  if (!cachePath_.empty()) (void)saveCache();
+}
 
-  Result<void> PipelineLibrary::init(const std::string& cachePath) {
-    cachePath_ = cachePath;
-  }
+Result<void> PipelineLibrary::init(const std::string& cachePath) {
+  cachePath_ = cachePath;
   VkDescriptorSetLayoutBinding bindings[binding::kCount];
   for (uint32_t i = 0; i < binding::kCount; ++i) {
     bindings[i] = VkDescriptorSetLayoutBinding{};

@@ -53,9 +53,7 @@ bool VulkanDevice::beginRequest() {
 
 #define REEL_REQUEST()         \
   if (!beginRequest()) return; \
-  RequestScope requestScope {  \
-    *this                      \
-  }
+  const RequestScope requestScope(*this)
 
 bool VulkanDevice::formatSupports(VkFormat format, VkFormatFeatureFlags features) {
   VkFormatProperties properties;

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -20,16 +21,27 @@
 #include <vector>
 
 #include "reel/runtime/renderer.h"
+#include "reel/replay/frame_order.h"
 #include "reel/trace/header.h"
 #include "reel/trace/records.h"
 
 namespace reel::replay {
 
+// Changes a packet on its way into the renderer (edit-and-replay, and the tests that break a frame on
+// purpose): the packet's frame number, its position in the frame's sorted order (resource requests:
+// UINT64_MAX), its type and a writable copy of its payload.
+using PacketEdit = std::function<void(uint64_t frame, uint64_t sortedPosition, CommandType type,
+                                      std::span<std::byte> payload)>;
+
+// Changes a key on its way into its bucket (the tests that break a frame's sort on purpose).
+using KeyEdit = std::function<uint64_t(uint64_t frame, std::string_view bucket, uint64_t key)>;
+
 class FrameFeeder final : public FrameObserver {
  public:
   // Installs itself as the renderer's observer, to compare each replayed frame's sorted order with the
   // one recorded. Fails when the header's command table cannot be mapped onto this build's.
-  static Result<std::unique_ptr<FrameFeeder>> create(Renderer& renderer, const trace::TraceHeader& header);
+  static Result<std::unique_ptr<FrameFeeder>> create(Renderer& renderer, const trace::TraceHeader& header,
+                                                     PacketEdit edit = {}, KeyEdit keyEdit = {});
   ~FrameFeeder() override;
 
   // The resources alive at the capture start: recorded as create requests (with their contents as
@@ -59,9 +71,12 @@ class FrameFeeder final : public FrameObserver {
   void onFrame(const FrameView& frame) override;
 
  private:
-  FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, std::vector<CommandType> commandMap);
+  FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, std::vector<CommandType> commandMap,
+              PacketEdit edit, KeyEdit keyEdit);
+  std::span<const std::byte> edited(uint64_t frame, uint64_t position, CommandType type,
+                                    std::span<const std::byte> payload);
   Result<CommandType> mapCommand(uint32_t traceId) const;
-  Result<void> submitBucket(const trace::BucketRecord& bucket, uint64_t frame);
+  Result<void> submitBucket(const trace::BucketRecord& bucket, size_t bucketIndex, uint64_t frame);
   CommandBucketBase& bucketFor(const trace::BucketRecord& bucket);
   const char* intern(std::string_view s);
 
@@ -73,6 +88,10 @@ class FrameFeeder final : public FrameObserver {
   std::unordered_map<uint32_t, RenderTargetDesc> targets_;
   std::unordered_map<uint32_t, TextureDesc> textures_;
   const trace::TraceHeader& header_;
+  PacketEdit edit_;
+  KeyEdit keyEdit_;
+  std::vector<std::byte> editBuffer_;
+  std::vector<std::vector<uint64_t>> sortedStart_;  // [bucket][key]: sorted position of the key's first packet
   std::vector<CommandType> commandMap_;      // trace command id -> this build's type (Count: not replayable)
   std::vector<CommandBucketBase*> buckets_;  // by the trace's bucket index
   std::unordered_set<std::string> strings_;  // tag strings: stable addresses for the frames' lifetimes

@@ -21,10 +21,12 @@
 namespace reel::replay {
 
 struct SessionOptions {
-  std::string device;           // substring of a device name; "null": the null device (no GPU, no pixels)
+  std::string device = {};      // substring of a device name; "null": the null device (no GPU, no pixels)
   bool validate = false;        // the Khronos validation layer (REEL_VALIDATE=1 also turns it on)
   uint32_t framesInFlight = 2;  // 1..4, for the render thread and the device
   bool collectTimings = false;  // per-frame sort / translate / submit and GPU times (Vulkan device)
+  PacketEdit edit = {};         // changes packets on their way in (FrameFeeder)
+  KeyEdit keyEdit = {};         // changes keys on their way in
 };
 
 // Which image to read back at the end of a frame.
