@@ -19,9 +19,12 @@ fs::path makeTrace(const fs::path& dir, uint64_t frames) {
   NullDevice device(false);
   Renderer renderer(device);
   TestScene scene(renderer);
-  auto capture = capture::Capture::start(renderer, {.path = path.string(), .appName = "test-scene",
-                                                    .appArgs = {"--frames", std::to_string(frames)},
-                                                    .handleSignals = false});
+  capture::CaptureOptions options;
+  options.path = path.string();
+  options.appName = "test-scene";
+  options.appArgs = {"--frames", std::to_string(frames)};
+  options.handleSignals = false;
+  auto capture = capture::Capture::start(renderer, options);
   EXPECT_TRUE(capture.ok());
   for (uint64_t f = 0; f < frames; ++f) {
     scene.record(f);

@@ -32,8 +32,12 @@ Calls runApp(uint64_t frames, const fs::path& path, uint64_t first, uint64_t las
   {
     Renderer renderer(device);
     test::TestScene scene(renderer);
-    auto capture = capture::Capture::start(renderer, {.path = path.string(), .firstFrame = first, .lastFrame = last,
-                                                      .handleSignals = false});
+    capture::CaptureOptions options;
+    options.path = path.string();
+    options.firstFrame = first;
+    options.lastFrame = last;
+    options.handleSignals = false;
+    auto capture = capture::Capture::start(renderer, options);
     EXPECT_TRUE(capture.ok()) << capture.error().message;
     for (uint64_t f = 0; f < frames; ++f) {
       scene.record(f);
