@@ -129,3 +129,65 @@ TEST(CliTrace, BadInputIsOneLineNamingTheFileAndExitTwo) {
 
 }  // namespace
 }  // namespace reel::test
+
+namespace reel::test {
+namespace {
+
+// `reel replay` on a trace of the suite, on the default device (lavapipe in CI).
+const std::filesystem::path kCubes = std::filesystem::path(REEL_TRACES_DIR) / "cubes.reel";
+
+TEST(CliReplay, WritesTheFramesAndMatchesTheGolden) {
+  const auto dir = testFolder();
+  RunResult r = runReel("replay " + kCubes.string() + " --validate --out " + (dir / "img").string());
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("replayed 2 frames (1-2)"), std::string::npos) << r.out;
+  r = runReel("compare " + (dir / "img/frame_2.png").string() + " " +
+              (std::filesystem::path(REEL_TRACES_DIR) / "golden/lavapipe/cubes/frame_2.png").string());
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+}
+
+TEST(CliReplay, StopAtAndFramesInFlight) {
+  const auto dir = testFolder();
+  RunResult r = runReel("replay " + kCubes.string() + " --frames 2 --stop-at 20 --out " + (dir / "stop").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = runReel("replay " + kCubes.string() + " --frames 2 --out " + (dir / "full").string());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  r = runReel("compare " + (dir / "stop").string() + " " + (dir / "full").string());
+  EXPECT_EQ(r.exitCode, 1) << "stopping after 20 commands must change the image: " << r.out;
+  for (int k : {1, 3, 4}) {
+    const std::string folder = (dir / ("fif" + std::to_string(k))).string();
+    r = runReel("replay " + kCubes.string() + " --frames 2 --frames-in-flight " + std::to_string(k) + " --out " + folder);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(runReel("compare " + folder + " " + (dir / "full").string()).exitCode, 0) << "frames in flight " << k;
+  }
+  r = runReel("replay " + kCubes.string() + " --frames 1 --json");
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_NE(r.out.find("\"frames\":1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"render_thread\":[{"), std::string::npos) << r.out;
+}
+
+TEST(CliReplay, BadInputIsOneLineAndExitTwo) {
+  const auto dir = testFolder();
+  struct Case {
+    std::string args, expected;
+  } cases[] = {
+      {"replay " + kCubes.string() + " --frames 7-9", "outside the trace"},
+      {"replay " + kCubes.string() + " --out /proc/reel_not_writable", "/proc/reel_not_writable"},
+      {"replay " + kCubes.string() + " --target rt:x", "--target"},
+      {"replay " + (dir / "none.reel").string(), "no such file"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = runReel(c.args);
+    EXPECT_EQ(r.exitCode, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.expected), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
+  // An unknown device: the error names it and lists the devices there are.
+  const RunResult r = runReel("replay " + kCubes.string() + " --device NoSuchGpu");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("no Vulkan device matches 'NoSuchGpu'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("llvmpipe"), std::string::npos) << "the devices are listed: " << r.err;
+}
+
+}  // namespace
+}  // namespace reel::test
