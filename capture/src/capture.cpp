@@ -192,7 +192,9 @@ void Capture::finishForShutdown(const char* reason) {
   }
   s.workReady.notify_all();
   s.spaceFreed.notify_all();
-  s.done.wait(lock, [&] { return s.writerDone; });
+  // Bounded: a writer stuck in write() (a FIFO nobody reads, a hung network disk) must not keep a
+  // process that is ending from ending.
+  s.done.wait_for(lock, std::chrono::seconds(10), [&] { return s.writerDone; });
 }
 
 void Capture::marker(std::string text) {

@@ -51,12 +51,6 @@ Offset<Vector<uint8_t>> bytes(flatbuffers::FlatBufferBuilder& fbb, std::span<con
   return data.empty() ? 0 : fbb.CreateVector(reinterpret_cast<const uint8_t*>(data.data()), data.size());
 }
 
-// insert, not resize + memcpy: resize would zero the bytes first.
-void append(std::vector<uint8_t>& out, const std::byte* data, size_t size) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(data);
-  out.insert(out.end(), bytes, bytes + size);
-}
-
 }  // namespace
 
 size_t MessageBuilder::Columns::TagKeyHash::operator()(const TagKey& k) const {
@@ -75,8 +69,6 @@ void MessageBuilder::Columns::clear() {
   bodyAuxSize.clear();
   sharedBodies.clear();
   bodyType.clear();
-  payload.clear();
-  aux.clear();
   payloadOffset.clear();
   auxOffset.clear();
   tags.clear();
@@ -193,15 +185,12 @@ uint32_t MessageBuilder::tag(const TagRecord& record) {
 uint32_t MessageBuilder::body(const BucketStream& stream, uint32_t packet) {
   Columns& c = columns_;
   const PacketHeader& h = stream.header(packet);
-  const auto type = static_cast<CommandType>(h.type);
   const uint32_t index = static_cast<uint32_t>(c.bodyType.size());
   c.bodyType.push_back(h.type);
-  c.payloadOffset.push_back(static_cast<uint32_t>(c.payload.size()));
-  append(c.payload, stream.payload(packet), commandInfo(type).size);
-  const std::span<const std::byte> aux = stream.aux(h);
-  c.bodyAuxSize.push_back(static_cast<uint32_t>(aux.size()));
-  c.auxOffset.push_back(static_cast<uint32_t>(c.aux.size()));
-  append(c.aux, aux.data(), aux.size());
+  // Where the bytes are in the retained stream: they are copied once, straight into the shuffled columns.
+  c.payloadOffset.push_back(packet + static_cast<uint32_t>(sizeof(PacketHeader)));
+  c.bodyAuxSize.push_back(h.auxSize);
+  c.auxOffset.push_back(h.auxOffset);
   return index;
 }
 
@@ -244,7 +233,17 @@ Offset<void> MessageBuilder::bucket(const BucketTicket& ticket, FrameCounts& cou
   }
   if (!anyTag) c.linkTag.clear();
   counts.packets += c.linkBody.size();
-  counts.packetBytes += c.keys.size() * sizeof(uint64_t) + c.payload.size() + c.aux.size();
+  const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
+  c.payloadGroups.clear();
+  c.auxGroups.clear();
+  for (size_t i = 0; i < c.bodyType.size(); ++i) {
+    c.payloadGroups.add(c.bodyType[i], commandInfo(static_cast<CommandType>(c.bodyType[i])).size);
+    c.auxGroups.add(uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i], c.bodyAuxSize[i]);
+  }
+  c.payloadGroups.finish();
+  c.auxGroups.finish();
+  counts.packetBytes +=
+      c.keys.size() * sizeof(uint64_t) + c.payloadGroups.totalBytes() + c.auxGroups.totalBytes();
 
   if (ticket.index >= lastEpoch_.size()) lastEpoch_.resize(ticket.index + 1, 0);
   const bool retained = lastEpoch_[ticket.index] == ticket.epoch;
@@ -254,18 +253,10 @@ Offset<void> MessageBuilder::bucket(const BucketTicket& ticket, FrameCounts& cou
   c.shuffledKeys.resize(c.keys.size() * sizeof(uint64_t));
   schema::shuffleBytes(reinterpret_cast<const uint8_t*>(c.keys.data()), c.keys.size(), sizeof(uint64_t),
                        c.shuffledKeys.data());
-  c.payloadGroups.clear();
-  c.auxGroups.clear();
-  for (size_t i = 0; i < c.bodyType.size(); ++i) {
-    c.payloadGroups.add(c.bodyType[i], commandInfo(static_cast<CommandType>(c.bodyType[i])).size);
-    c.auxGroups.add(uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i], c.bodyAuxSize[i]);
-  }
-  c.payloadGroups.finish();
-  c.auxGroups.finish();
   c.shuffledPayload.resize(c.payloadGroups.totalBytes());
-  c.payloadGroups.scatter(c.payload.data(), c.payloadOffset.data(), c.shuffledPayload.data());
+  c.payloadGroups.scatter(base, c.payloadOffset.data(), c.shuffledPayload.data());
   c.shuffledAux.resize(c.auxGroups.totalBytes());
-  c.auxGroups.scatter(c.aux.data(), c.auxOffset.data(), c.shuffledAux.data());
+  c.auxGroups.scatter(base, c.auxOffset.data(), c.shuffledAux.data());
 
   std::vector<Offset<String>> strings;
   strings.reserve(c.strings.size());

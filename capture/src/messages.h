@@ -64,8 +64,7 @@ class MessageBuilder {
     std::vector<uint64_t> keys;
     std::vector<uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
     std::vector<uint16_t> bodyType;
-    std::vector<uint8_t> payload, aux;               // in body order
-    std::vector<uint32_t> payloadOffset, auxOffset;  // per body, into payload / aux
+    std::vector<uint32_t> payloadOffset, auxOffset;  // per body: where its bytes are in the stream's arena
     schema::ColumnGroups payloadGroups, auxGroups;
     std::vector<uint8_t> shuffledKeys, shuffledPayload, shuffledAux;  // what the message holds
     std::vector<uint32_t> tags;  // 4 uint32 per tag: file, function, line, message

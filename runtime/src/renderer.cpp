@@ -38,7 +38,13 @@ void Renderer::kick(const FrameOptions& options) {
   bool waited = false;
   if (!freeSlots_.try_acquire()) {
     waited = true;
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.kicksBlockedNow;
+    }
     freeSlots_.acquire();
+    std::lock_guard lock(mutex_);
+    --stats_.kicksBlockedNow;
   }
   uint32_t slot;
   {

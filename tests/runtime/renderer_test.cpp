@@ -177,7 +177,12 @@ TEST(Renderer, KickBlocksOnlyWhenAWholeRingIsPending) {
         renderer.kick();  // one more than the ring holds: must wait
         returned = true;
       });
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      // Wait (up to 10 s, for slow sanitizer builds) until the kick is blocked, then check it stays so.
+      for (int i = 0; i < 1000 && renderer.stats().kicksBlockedNow == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      EXPECT_EQ(renderer.stats().kicksBlockedNow, 1u) << "kick must block while " << inFlight << " frames are pending";
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
       EXPECT_FALSE(returned.load()) << "kick must block while " << inFlight << " frames are pending";
       device.release(1);  // let frame 0 finish: exactly one slot frees up
       app.join();

@@ -171,10 +171,12 @@ std::string TraceHeader::formatKey(std::string_view keyType, uint64_t bits) cons
 
 Result<const fb::Message*> verifyMessage(const std::byte* data, uint64_t available, uint32_t& size) {
   // The size prefix, the root offset and the file identifier: 12 bytes before anything can be checked.
-  constexpr uint32_t kMinimum = schema::kSizePrefixBytes + sizeof(flatbuffers::uoffset_t) + flatbuffers::kFileIdentifierLength;
+  constexpr uint32_t kMinimum =
+      schema::kSizePrefixBytes + sizeof(flatbuffers::uoffset_t) + flatbuffers::kFileIdentifierLength;
   if (available < kMinimum) return fail("message cut short: ", available, " bytes left");
   const uint32_t prefix = schema::loadLE32(data);
-  if (prefix < kMinimum - schema::kSizePrefixBytes) return fail("message size prefix ", prefix, " is too small");
+  if (prefix < kMinimum - schema::kSizePrefixBytes)
+    return fail("message size prefix ", prefix, " is too small");
   if (prefix > available - schema::kSizePrefixBytes) {
     return fail("message size prefix ", prefix, " runs past the end (", available - schema::kSizePrefixBytes,
                 " bytes left)");

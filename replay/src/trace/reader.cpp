@@ -166,7 +166,8 @@ Result<void> TraceReader::Impl::readHeader() {
   auto chunk = decompress(0, frameSize, rawSize, "header frame", false, kMaxHeaderBytes);
   if (!chunk) return chunk.error();
   const Chunk& raw = *chunk.value();
-  if (raw.size < schema::kSizePrefixBytes + 8 || !fb::SizePrefixedMessageBufferHasIdentifier(raw.bytes.get())) {
+  if (raw.size < schema::kSizePrefixBytes + 8 ||
+      !fb::SizePrefixedMessageBufferHasIdentifier(raw.bytes.get())) {
     return at(0, "not a reel trace: its first zstd frame holds no REEL message");
   }
   uint32_t messageSize = 0;

@@ -65,7 +65,7 @@ std::string handleText(const char* kind, uint32_t value) {
 
 void VulkanDevice::startTranslating() {
   translating_ = true;
-  if (options_.collectTimings) translateStart_ = Clock::now();
+  if (options_.collectTimings) translateStart_ = now();
 }
 
 inline bool VulkanDevice::beginSorted() {
@@ -324,7 +324,8 @@ void VulkanDevice::execute(const cmd::BindVertexBuffer& p, const PacketContext& 
   }
   bound_.vertex[p.slot] = buffer;
   bound_.vertexOffset[p.slot] = p.offset;
-  dirty_ |= kDirtyVertex | kCheckGraphics;
+  dirty_ |= kDirtyVertex;
+  if (buffer && !vk::isSettled(buffer->sync, readUse(buffer->reads), false)) dirty_ |= kCheckGraphics;
 }
 
 void VulkanDevice::execute(const cmd::BindIndexBuffer& p, const PacketContext& c) {
@@ -352,7 +353,8 @@ void VulkanDevice::execute(const cmd::BindIndexBuffer& p, const PacketContext& c
   bound_.index = buffer;
   bound_.indexOffset = p.offset;
   bound_.indexType = type;
-  dirty_ |= kDirtyIndex | kCheckGraphics;
+  dirty_ |= kDirtyIndex;
+  if (buffer && !vk::isSettled(buffer->sync, readUse(buffer->reads), false)) dirty_ |= kCheckGraphics;
 }
 
 void VulkanDevice::execute(const cmd::BindTexture& p, const PacketContext& c) {
@@ -386,7 +388,11 @@ void VulkanDevice::execute(const cmd::BindTexture& p, const PacketContext& c) {
   bound_.descriptorMask = texture ? (bound_.descriptorMask | bit) : (bound_.descriptorMask & ~bit);
   descriptorDirty_[0] |= bit;
   descriptorDirty_[1] |= bit;
-  dirty_ |= kCheckGraphics | kCheckCompute;
+  // A texture that is ready to be sampled needs no check; one that is not (written since, or an attachment
+  // of the open pass) is settled or reported at the next draw. Writes after this bind bump writeEpoch_.
+  if (texture && !vk::isSettled(texture->sync, readUse(texture->reads), true)) {
+    dirty_ |= kCheckGraphics | kCheckCompute;
+  }
 }
 
 namespace {
@@ -433,7 +439,9 @@ struct BufferBindLimits {
     bound_.descriptorMask = buffer ? (bound_.descriptorMask | bit) : (bound_.descriptorMask & ~bit);    \
     descriptorDirty_[0] |= bit;                                                                         \
     descriptorDirty_[1] |= bit;                                                                         \
-    dirty_ |= kCheckGraphics | kCheckCompute;                                                           \
+    if (buffer && !vk::isSettled(buffer->sync, readUse(buffer->reads), false)) {                        \
+      dirty_ |= kCheckGraphics | kCheckCompute;                                                         \
+    }                                                                                                   \
   }
 REEL_BIND_BUFFER(BindUniformBuffer, uniform, uniformOffset, uniformRange, binding::kUniformSlots,
                  binding::kUniformBase, buffer_usage::kUniform, "uniform", minUniformBufferOffsetAlignment,

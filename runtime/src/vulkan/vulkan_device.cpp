@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "reel/runtime/vulkan/formats.h"
 
@@ -18,6 +19,12 @@ bool envFlag(const char* name) {
 }  // namespace
 
 VulkanDevice::VulkanDevice(const VulkanDeviceOptions& options) : options_(options) {}
+
+VulkanDevice::Stamp VulkanDevice::now() {
+  timespec cpu{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+  return {Clock::now(), std::chrono::seconds(cpu.tv_sec) + std::chrono::nanoseconds(cpu.tv_nsec)};
+}
 
 Result<std::unique_ptr<VulkanDevice>> VulkanDevice::create(const VulkanDeviceOptions& options) {
   if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
@@ -214,7 +221,7 @@ void VulkanDevice::beginFrame(uint64_t frame) {
   frame_ = frame;
   translating_ = false;
   framePackets_ = 0;
-  if (options_.collectTimings) sortStart_ = Clock::now();
+  if (options_.collectTimings) sortStart_ = now();
   if (lost_) return;
   ctx_ = frames_[frame % frames_.size()].get();
   // The context was last used framesInFlight frames ago: usually long finished, so this does not block.
@@ -230,11 +237,11 @@ void VulkanDevice::beginFrame(uint64_t frame) {
     return;
   }
   resetBindings();
-  if (options_.collectTimings) sortStart_ = Clock::now();
+  if (options_.collectTimings) sortStart_ = now();
 }
 
 void VulkanDevice::endFrame(uint64_t frame) {
-  const Clock::time_point endStart = options_.collectTimings ? Clock::now() : Clock::time_point{};
+  const Stamp endStart = options_.collectTimings ? now() : Stamp{};
   if (!translating_) translateStart_ = endStart;
   if (frameRecording()) {
     // A frame may end inside a render pass when the renderer stops after N packets (replay --stop-at):
@@ -274,13 +281,16 @@ void VulkanDevice::endFrame(uint64_t frame) {
     statsSnapshot_ = stats_;
   }
   if (options_.collectTimings && timingCallback_) {
-    const Clock::time_point end = Clock::now();
+    const Stamp end = now();
     VulkanFrameTiming timing;
     timing.frame = frame;
     timing.packets = framePackets_;
-    timing.sort = std::max(Clock::duration{0}, translateStart_ - sortStart_);
-    timing.translate = std::max(Clock::duration{0}, endStart - translateStart_);
-    timing.submit = end - endStart;
+    timing.sort = std::max(Clock::duration{0}, translateStart_.wall - sortStart_.wall);
+    timing.translate = std::max(Clock::duration{0}, endStart.wall - translateStart_.wall);
+    timing.submit = end.wall - endStart.wall;
+    timing.sortCpu = std::max(std::chrono::nanoseconds{0}, translateStart_.cpu - sortStart_.cpu);
+    timing.translateCpu = std::max(std::chrono::nanoseconds{0}, endStart.cpu - translateStart_.cpu);
+    timing.submitCpu = end.cpu - endStart.cpu;
     timingCallback_(timing);
   }
 }

@@ -112,7 +112,8 @@ class Capture final : public FrameObserver {
   void onFrame(const FrameView& frame) override;
 
   // Ends the capture without touching the renderer (exit, signals): no new frame is taken, the queued
-  // ones are written, then the index. Any thread but the render thread; returns when the file is done.
+  // ones are written, then the index. Any thread but the render thread; returns when the file is done,
+  // or after 10 s when the writer cannot write.
   void finishForShutdown(const char* reason);
 
   struct State;  // capture.cpp

@@ -18,7 +18,9 @@
 // against what it points into. Errors name the file, the byte offset and what is wrong; they come back
 // as Results, never as exceptions or crashes.
 //
-// Not thread-safe: one reader per thread (records it returned may be used from any thread).
+// Not thread-safe: one reader per thread (records it returned may be used from any thread). open() maps
+// the file: a capture still writing it only appends (the reader sees what was there when it opened),
+// but another process truncating it under the reader would fault the mapping.
 
 #include <cstdint>
 #include <memory>

@@ -52,6 +52,7 @@ struct RendererStats {
   uint64_t framesKicked = 0;
   uint64_t framesProcessed = 0;
   uint64_t kickWaits = 0;  // kicks that blocked because the render thread was a whole ring behind
+  uint64_t kicksBlockedNow = 0;  // kicks blocked at this moment (0 or 1: one kick thread)
   uint64_t packetsTranslated = 0;
 };
 

@@ -30,7 +30,8 @@ class ColumnGroups {
   uint64_t totalBytes() const { return total_; }
   size_t bodyCount() const { return group_.size(); }
 
-  // bodyOffsets[i]: where body i's bytes start in the body-order buffer.
+  // bodyOffsets[i]: where body i's bytes start from `bodyOrder` (the buffer they are in; the writer
+  // passes the arena the packets were recorded into).
   void scatter(const uint8_t* bodyOrder, const uint32_t* bodyOffsets, uint8_t* column) const;
   void gather(const uint8_t* column, const uint32_t* bodyOffsets, uint8_t* bodyOrder) const;
 
