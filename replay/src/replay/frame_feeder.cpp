@@ -222,8 +222,10 @@ void FrameFeeder::track(CommandType type, std::span<const std::byte> payload) {
     cmd::CreateTexture create;
     std::memcpy(&create, payload.data(), sizeof create);
     textures_[handle] = create.desc;
-  } else if (!creates) {
-    (kind == ResourceKind::RenderTarget ? targets_.erase(handle) : textures_.erase(handle));
+  } else if (!creates && kind == ResourceKind::RenderTarget) {
+    targets_.erase(handle);
+  } else if (!creates && kind == ResourceKind::Texture) {
+    textures_.erase(handle);  // only a texture's destroy: a sampler #0 is not texture #0
   }
 }
 
