@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers vulkan-validationlayers glslc
   libflatbuffers-dev flatbuffers-compiler libzstd-dev zstd libcli11-dev
-  libimgui-dev libglfw3-dev libgtest-dev libgmock-dev libbenchmark-dev libstb-dev xvfb
+  libimgui-dev libglfw3-dev libgl-dev libgl1-mesa-dri libglx-mesa0 xauth libgtest-dev libgmock-dev libbenchmark-dev libstb-dev xvfb
   clang-14 libclang-rt-14-dev
 )
 

@@ -12,6 +12,7 @@ std::unique_ptr<Subcommand> makeInfoCommand();
 std::unique_ptr<Subcommand> makeReplayCommand();
 std::unique_ptr<Subcommand> makeTrimCommand();
 std::unique_ptr<Subcommand> makeVerifyCommand();
+std::unique_ptr<Subcommand> makeViewCommand();
 
 std::vector<std::unique_ptr<Subcommand>> allSubcommands() {
   std::vector<std::unique_ptr<Subcommand>> all;
@@ -23,6 +24,7 @@ std::vector<std::unique_ptr<Subcommand>> allSubcommands() {
   all.push_back(makeTrimCommand());
   all.push_back(makeBisectCommand());
   all.push_back(makeGoldenCommand());
+  all.push_back(makeViewCommand());
   return all;
 }
 

@@ -1,0 +1,195 @@
+// Every trace in traces/ (the golden suite's captures of the sample app): the viewer's model reads each
+// frame as the render thread ordered it, and reel-viewer shows each with its image panel equal to
+// `reel replay --stop-at` of the same frame, command and target.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+#include "model/frame_scan.h"
+#include "model/frame_stats.h"
+#include "model/frame_table.h"
+#include "model/render_targets.h"
+#include "model/stepping_replay.h"
+#include "model/texels.h"
+#include "model/trace_document.h"
+#include "reel/image/compare.h"
+#include "reel/image/image.h"
+#include "test_util.h"
+
+namespace reel::viewer::testing {
+namespace {
+
+std::vector<std::string> traceNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(REEL_TRACES_DIR, ec)) {
+    if (entry.path().extension() == ".reel") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string tracePath(const std::string& name) {
+  return std::string(REEL_TRACES_DIR) + "/" + name + ".reel";
+}
+
+class ViewerTraces : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ViewerTraces, EveryFrameOpensInSortedOrderWithStatsAndResources) {
+  auto doc = TraceDocument::open(tracePath(GetParam()));
+  ASSERT_TRUE(doc) << doc.error().message;
+  TraceDocument& d = *doc.value();
+  EXPECT_EQ(d.warnings(), std::vector<std::string>{});
+  ASSERT_GT(d.frameCount(), 0u);
+  FrameScanner scanner(d.path(), d.indexSummaries());
+  for (size_t i = 0; i < d.frameCount(); ++i) {
+    auto frame = d.load(i);
+    ASSERT_TRUE(frame) << frame.error().message;
+    const LoadedFrame& f = *frame.value();
+    EXPECT_EQ(f.table.sortedOrderHash(), f.record.sortedOrderHash) << "frame " << f.record.number;
+    EXPECT_EQ(f.table.size(), f.record.packetCount());
+    const FrameStats stats = computeStats(f.record, f.table, d.header());
+    uint64_t counted = 0;
+    for (const TypeStats& t : stats.types) counted += t.count;
+    EXPECT_EQ(counted, f.table.size());
+    EXPECT_FALSE(PassTargets(f.record, f.table, d.header()).targets().empty())
+        << "every sample frame renders";
+  }
+  scanner.wait();
+  EXPECT_EQ(scanner.error(), "");
+  for (const FrameSummary& s : scanner.summaries()) {
+    EXPECT_TRUE(s.scanned);
+    EXPECT_EQ(s.error, "");
+    EXPECT_GT(s.packets, 0u);
+    EXPECT_FALSE(scanner.aliveAt(s.number).empty()) << "frame " << s.number << " has resources";
+  }
+}
+
+// Stepping as the image panel does (continued forward, restored backward) through the last frame, at its
+// start, in the middle and at the end, against reel's replay session starting over at each check.
+TEST_P(ViewerTraces, SteppingMatchesReelsReplay) {
+  const std::string path = tracePath(GetParam());
+  auto doc = TraceDocument::open(path);
+  ASSERT_TRUE(doc) << doc.error().message;
+  const size_t last = doc.value()->frameCount() - 1;
+  auto frame = doc.value()->load(last);
+  ASSERT_TRUE(frame);
+  const LoadedFrame& f = *frame.value();
+  const PassTargets targets(f.record, f.table, doc.value()->header());
+  auto session = SteppingReplay::open(path, DeviceChoice{"", true});  // validation on
+  ASSERT_TRUE(session) << session.error().message;
+  ASSERT_TRUE(session.value()->rasterizes()) << session.value()->deviceNote();
+  ReferenceReplay reference(path, "", true);
+
+  const uint64_t n = f.table.size();
+  std::vector<uint64_t> stops;
+  for (const uint64_t from : {uint64_t{1}, n / 3, 2 * n / 3, n > 8 ? n - 7 : uint64_t{1}}) {
+    for (uint64_t s = std::max<uint64_t>(from, 1); s < from + 8 && s <= n; ++s) stops.push_back(s);
+  }
+  stops.push_back(n / 2);  // and back
+  for (size_t i = 0; i < stops.size(); ++i) {
+    const uint64_t stop = stops[i];
+    const auto target = targets.targetAt(static_cast<uint32_t>(stop - 1));
+    ASSERT_TRUE(target);
+    ReplayRequest request;
+    request.frameIndex = last;
+    request.stopAfterPackets = stop;
+    request.images.push_back({ImageSource::Kind::TargetColor, *target, 0});
+    auto out = session.value()->run(request);
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out->deviceErrors, std::vector<std::string>{}) << "stop " << stop;
+    EXPECT_EQ(out->sortMismatches, std::vector<std::string>{});
+    ASSERT_EQ(out->images.size(), 1u);
+    ASSERT_EQ(out->images[0].error, "") << "stop " << stop;
+    // Checked at the end of each window and after the step back (each check replays from the start). A
+    // continued step that went wrong would stay wrong in the steps after it, up to the window's end.
+    const bool check =
+        i + 1 == stops.size() || i % 8 == 7 || (i + 1 < stops.size() && stops[i + 1] != stop + 1);
+    if (!check) continue;
+    auto shown = texelsToImage(out->images[0].texels, out->images[0].desc.width, out->images[0].desc.height,
+                               out->images[0].desc.format);
+    ASSERT_TRUE(shown) << shown.error().message;
+    const image::Image want = reference.target(last, stop, *target);
+    const image::Comparison c = image::compare(shown.value(), want);
+    EXPECT_TRUE(c.matches) << "after " << stop << " of " << n << " packets (" << replayPathName(out->path)
+                           << "): " << c.summary();
+  }
+}
+
+TEST_P(ViewerTraces, ImagePanelEqualsReelReplayStopAt) {
+  const std::string xvfb = findXvfbRun();
+  if (xvfb.empty())
+    GTEST_SKIP() << "xvfb-run is not installed: screenshots need an X server (apt install xvfb)";
+  const auto dir = testFolder();
+  const std::string path = tracePath(GetParam());
+  auto doc = TraceDocument::open(path);
+  ASSERT_TRUE(doc) << doc.error().message;
+  const size_t last = doc.value()->frameCount() - 1;
+  const uint64_t number = doc.value()->frameNumber(last);
+  auto frame = doc.value()->load(last);
+  ASSERT_TRUE(frame);
+  // A command two thirds into the sorted frame: some of it drawn, some not.
+  const uint64_t select = frame.value()->table.size() * 2 / 3;
+
+  const std::string png = (dir / "shot.png").string(), info = (dir / "shot.json").string();
+  const CommandResult run =
+      runCommand(xvfb + " -a -s '-screen 0 1600x1200x24' " + REEL_VIEWER_PATH + " " + path + " --frame " +
+                 std::to_string(number) + " --sorted --select " + std::to_string(select) + " --screenshot " +
+                 png + " --screenshot-info " + info + " --screenshot-timeout 100");
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  auto shot = image::readPng(png);
+  ASSERT_TRUE(shot) << shot.error().message;
+  const std::string json = readText(info);
+  const std::string imageInfo = jsonObject(json, "image").value_or("");
+  ASSERT_EQ(jsonString(imageInfo, "error"), "") << json;
+  const std::string source = jsonString(imageInfo, "source").value_or("");
+  // "render_target#3.1 color 0 (texture#7.1)": the same target for reel replay, as rt:3.0.
+  const size_t hash = source.find('#'), dot = source.find('.');
+  ASSERT_TRUE(source.starts_with("render_target#") && dot != std::string::npos) << source;
+  const std::string slot = source.substr(hash + 1, dot - hash - 1);
+  const auto attachment = source.find("color ");
+  ASSERT_NE(attachment, std::string::npos) << source;
+
+  const std::string out = (dir / "replay").string();
+  const CommandResult replay =
+      runCommand(std::string(REEL_CLI_PATH) + " replay " + path + " --frames " + std::to_string(number) +
+                 " --stop-at " + std::to_string(select + 1) + " --target rt:" + slot + "." +
+                 source.substr(attachment + 6, 1) + " --out " + out);
+  ASSERT_EQ(replay.exitCode, 0) << replay.output;
+  auto expected = image::readPng(out + "/frame_" + std::to_string(number) + ".png");
+  ASSERT_TRUE(expected) << expected.error().message << "\n" << replay.output;
+  for (size_t i = 3; i < expected->rgba.size(); i += 4)
+    expected->rgba[i] = 255;  // the panel shows colors opaque
+
+  // The panel's pixels, one per image pixel (the viewer says where and at which zoom it drew them).
+  const auto rect = jsonObject(imageInfo, "rect").value_or("");
+  const long long x0 = jsonNumber(rect, "x").value_or(-1), y0 = jsonNumber(rect, "y").value_or(-1);
+  const long long zoom = jsonNumber(imageInfo, "zoom").value_or(0);
+  const long long w = jsonNumber(imageInfo, "image_width").value_or(0),
+                  h = jsonNumber(imageInfo, "image_height").value_or(0);
+  ASSERT_EQ(w, expected->width);
+  ASSERT_EQ(h, expected->height);
+  ASSERT_GE(zoom, 1);
+  ASSERT_TRUE(x0 >= 0 && y0 >= 0 && x0 + w * zoom <= shot->width && y0 + h * zoom <= shot->height)
+      << imageInfo;
+  image::Image panel(static_cast<uint32_t>(w), static_cast<uint32_t>(h));
+  for (uint32_t y = 0; y < panel.height; ++y) {
+    for (uint32_t x = 0; x < panel.width; ++x) {
+      std::memcpy(panel.pixel(x, y),
+                  shot->pixel(static_cast<uint32_t>(x0 + x * zoom), static_cast<uint32_t>(y0 + y * zoom)), 4);
+    }
+  }
+  const image::Comparison c = image::compare(panel, expected.value());
+  EXPECT_TRUE(c.matches) << c.summary();
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, ViewerTraces, ::testing::ValuesIn(traceNames()),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ViewerTraces);
+
+}  // namespace
+}  // namespace reel::viewer::testing

@@ -1,0 +1,56 @@
+#include "model/render_targets.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "model/packet_fields.h"
+
+namespace reel::viewer {
+
+PassTargets::PassTargets(const trace::FrameRecord& frame, const FrameTable& table,
+                         const trace::TraceHeader& header) {
+  std::optional<uint16_t> beginType;
+  for (const trace::CommandDesc& c : header.commands) {
+    if (c.name == "BeginRenderPass") beginType = c.id;
+  }
+  if (!beginType) return;
+  const trace::CommandDesc& desc = *header.command(*beginType);
+  const auto order = table.sortedOrder();
+  for (uint32_t pos = 0; pos < order.size(); ++pos) {
+    const trace::PacketRecord p = packetOf(frame, table.row(order[pos]));
+    if (p.type != *beginType) continue;
+    const auto target = readField(desc.fields, p.payload, "target");
+    if (!target || *target == 0) continue;
+    const auto value = static_cast<uint32_t>(*target);
+    begins_.emplace_back(pos, value);
+    if (std::find(targets_.begin(), targets_.end(), value) == targets_.end()) targets_.push_back(value);
+  }
+}
+
+std::optional<uint32_t> PassTargets::targetAt(uint32_t position) const {
+  if (begins_.empty()) return std::nullopt;
+  const auto it =
+      std::upper_bound(begins_.begin(), begins_.end(), position,
+                       [](uint32_t p, const std::pair<uint32_t, uint32_t>& b) { return p < b.first; });
+  if (it == begins_.begin()) return begins_.front().second;
+  return std::prev(it)->second;
+}
+
+std::optional<uint32_t> findTarget(const std::vector<uint32_t>& targets, std::string_view spec) {
+  if (spec.empty()) return std::nullopt;
+  uint32_t index = 0;
+  const auto [end, ec] = std::from_chars(spec.data(), spec.data() + spec.size(), index);
+  if (ec == std::errc() && end == spec.data() + spec.size()) {
+    if (index < targets.size()) return targets[index];
+    return std::nullopt;
+  }
+  for (const uint32_t t : targets) {
+    const std::string full = handleName(ResourceKind::RenderTarget, t);  // render_target#3.1
+    const std::string slot = full.substr(0, full.find('.'));             // render_target#3
+    const std::string hash = slot.substr(slot.find('#'));                // #3
+    if (spec == full || spec == slot || spec == hash) return t;
+  }
+  return std::nullopt;
+}
+
+}  // namespace reel::viewer

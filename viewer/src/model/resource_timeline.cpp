@@ -1,0 +1,114 @@
+#include "model/resource_timeline.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace reel::viewer {
+
+RequestKind requestKind(const trace::TraceHeader& header, uint16_t type) {
+  const trace::CommandDesc* desc = header.command(type);
+  if (!desc) return RequestKind::Other;
+  const std::string_view name = desc->name;
+  if (name.starts_with("Create")) return RequestKind::Create;
+  if (name.starts_with("Destroy")) return RequestKind::Destroy;
+  if (name.starts_with("Write")) return RequestKind::Write;
+  return RequestKind::Other;
+}
+
+std::optional<std::pair<ResourceKind, uint32_t>> firstHandle(const trace::TraceHeader& header, uint16_t type,
+                                                             std::span<const std::byte> payload) {
+  const trace::CommandDesc* desc = header.command(type);
+  if (!desc) return std::nullopt;
+  for (const FieldInfo& f : desc->fields) {
+    if (f.type != FieldType::Handle) continue;
+    if (uint64_t{f.offset} + sizeof(uint32_t) > payload.size() || f.handleKind >= ResourceKind::Count)
+      return std::nullopt;
+    uint32_t value;
+    std::memcpy(&value, payload.data() + f.offset, sizeof value);
+    return std::make_pair(f.handleKind, value);
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> ResourceTimeline::liveIndex(ResourceKind kind, uint32_t handle) const {
+  const auto it = live_.find(liveKey(kind, handle));
+  if (it == live_.end()) return std::nullopt;
+  return it->second;
+}
+
+void ResourceTimeline::addCaptureStart(const trace::ResourcesRecord& resources,
+                                       const trace::TraceHeader& header) {
+  for (const trace::LiveResourceRecord& live : resources.resources) {
+    const auto handle = firstHandle(header, live.createType, live.create);
+    if (!handle) continue;
+    ResourceInfo r;
+    r.kind = handle->first;
+    r.handle = handle->second;
+    r.createType = live.createType;
+    r.create.assign(live.create.begin(), live.create.end());
+    r.dataBytes = live.code.size();
+    for (const auto& c : live.contents) r.dataBytes += c.bytes.size();
+    r.atCaptureStart = true;
+    r.createdFrame = resources.frame;
+    r.readbackError = std::string(live.readbackError);
+    live_[liveKey(r.kind, r.handle)] = all_.size();
+    all_.push_back(std::move(r));
+  }
+}
+
+void ResourceTimeline::addFrame(const trace::FrameRecord& frame, const trace::TraceHeader& header) {
+  for (const trace::RequestRecord& request : frame.requests) {
+    const RequestKind kind = requestKind(header, request.type);
+    const auto handle = firstHandle(header, request.type, request.payload);
+    if (!handle) continue;
+    switch (kind) {
+      case RequestKind::Create: {
+        ResourceInfo r;
+        r.kind = handle->first;
+        r.handle = handle->second;
+        r.createType = request.type;
+        r.create.assign(request.payload.begin(), request.payload.end());
+        r.dataBytes = request.aux.size();
+        r.createdFrame = frame.number;
+        live_[liveKey(r.kind, r.handle)] = all_.size();
+        all_.push_back(std::move(r));
+        break;
+      }
+      case RequestKind::Destroy:
+        if (auto i = liveIndex(handle->first, handle->second)) {
+          all_[*i].destroyedFrame = frame.number;
+          live_.erase(liveKey(handle->first, handle->second));
+        }
+        break;
+      case RequestKind::Write:
+        if (auto i = liveIndex(handle->first, handle->second)) ++all_[*i].writes;
+        break;
+      case RequestKind::Other:
+        break;
+    }
+  }
+}
+
+std::vector<ResourceInfo> ResourceTimeline::aliveAt(uint64_t number) const {
+  std::vector<ResourceInfo> out;
+  for (const ResourceInfo& r : all_) {
+    if (r.createdFrame <= number && (!r.destroyedFrame || *r.destroyedFrame >= number)) out.push_back(r);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ResourceInfo& a, const ResourceInfo& b) {
+    if (a.kind != b.kind) return a.kind < b.kind;
+    return (a.handle & Handle<ResourceKind::Buffer>::kIndexMask) <
+           (b.handle & Handle<ResourceKind::Buffer>::kIndexMask);
+  });
+  return out;
+}
+
+std::optional<ResourceInfo> ResourceTimeline::find(ResourceKind kind, uint32_t handle,
+                                                   uint64_t number) const {
+  for (size_t i = all_.size(); i-- > 0;) {
+    const ResourceInfo& r = all_[i];
+    if (r.kind == kind && r.handle == handle && r.createdFrame <= number) return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace reel::viewer

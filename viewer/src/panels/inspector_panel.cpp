@@ -1,0 +1,153 @@
+#include "panels/inspector_panel.h"
+
+#include <cinttypes>
+
+#include "model/key_fields.h"
+#include "model/packet_fields.h"
+
+namespace reel::viewer {
+namespace {
+
+void drawBytes(const char* id, std::span<const std::byte> bytes) {
+  if (!ImGui::BeginTabBar(id)) return;
+  const float height = ImGui::GetTextLineHeightWithSpacing() * 8;
+  if (ImGui::BeginTabItem("hex")) {
+    ImGui::BeginChild("hex", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(hexLineCount(bytes.size())));
+    while (clipper.Step()) {
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+        ImGui::TextUnformatted(hexLine(bytes, static_cast<size_t>(i)).c_str());
+      }
+    }
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("floats")) {
+    ImGui::BeginChild("floats", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGuiListClipper clipper;
+    clipper.Begin(static_cast<int>(floatLineCount(bytes.size())));
+    while (clipper.Step()) {
+      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+        ImGui::TextUnformatted(floatLine(bytes, static_cast<size_t>(i)).c_str());
+      }
+    }
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
+}
+
+}  // namespace
+
+void InspectorPanel::draw(ViewerState& state, const PanelLayout& layout) {
+  const bool open = beginPanel("Inspector", layout, state);
+  const LoadedFrame* frame = state.frame();
+  if (!open || !frame) {
+    ImGui::End();
+    return;
+  }
+  if (!state.selected || *state.selected >= frame->table.size()) {
+    ImGui::TextDisabled("select a command");
+    ImGui::End();
+    return;
+  }
+  const trace::TraceHeader& header = state.doc->header();
+  const uint32_t id = *state.selected;
+  const Row& row = frame->table.row(id);
+  const trace::BucketRecord& bucket = frame->record.buckets[row.bucket];
+  const trace::PacketRecord packet = bucket.packet(row.key, row.link);
+  const uint64_t key = bucket.key(row.key);
+  const trace::CommandDesc* desc = header.command(packet.type);
+
+  ImGui::Text("%s",
+              desc ? std::string(desc->name).c_str() : ("command " + std::to_string(packet.type)).c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("sorted #%u  submission #%u  frame %" PRIu64, frame->table.sortedPosition(id), id,
+                      frame->record.number);
+  ImGui::Text(
+      "bucket '%.*s' (%.*s), key %zu of %zu, chain link %u of %zu%s", static_cast<int>(bucket.name.size()),
+      bucket.name.data(), static_cast<int>(bucket.keyType.size()), bucket.keyType.data(), size_t{row.key} + 1,
+      bucket.keyCount(), row.link + 1, bucket.chainLength(row.key), packet.shared ? ", shared packet" : "");
+
+  if (ImGui::CollapsingHeader("key", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Text("0x%016" PRIx64, key);
+    if (const trace::KeyLayoutDesc* keyLayout = header.keyLayout(bucket.keyType)) {
+      std::vector<KeyField> fields;
+      decodeKey(key, keyLayout->fields, fields);
+      if (ImGui::BeginTable("keyfields", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+        for (const KeyField& f : fields) {
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(f.name.data(), f.name.data() + f.name.size());
+          ImGui::TableNextColumn();
+          if (f.name == "translucency" && f.value < 4) {
+            ImGui::Text("%s (%" PRIu64 ")", translucencyName(static_cast<Translucency>(f.value)), f.value);
+          } else {
+            ImGui::Text("%" PRIu64, f.value);
+          }
+        }
+        ImGui::EndTable();
+      }
+    } else {
+      ImGui::TextDisabled("the trace has no layout for key type %.*s",
+                          static_cast<int>(bucket.keyType.size()), bucket.keyType.data());
+    }
+  }
+
+  if (packet.tag && ImGui::CollapsingHeader("tag", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::TextWrapped("%.*s", static_cast<int>(packet.tag->message.size()), packet.tag->message.data());
+    ImGui::TextDisabled("%.*s:%u  %.*s", static_cast<int>(packet.tag->file.size()), packet.tag->file.data(),
+                        packet.tag->line, static_cast<int>(packet.tag->function.size()),
+                        packet.tag->function.data());
+  }
+
+  if (ImGui::CollapsingHeader("fields", ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (!desc) {
+      ImGui::TextDisabled("command id %u is not in the trace's command table: raw bytes", packet.type);
+      drawBytes("payload", packet.payload);
+    } else if (desc->fields.empty()) {
+      ImGui::TextDisabled("no fields");
+    } else if (ImGui::BeginTable("fields", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+      for (const FieldRow& f : flattenFields(desc->fields, packet.payload)) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        // Indent(0) would indent by the default spacing: nested fields only.
+        if (f.depth > 0) ImGui::Indent(static_cast<float>(f.depth) * 12.0f);
+        ImGui::TextUnformatted(f.name.c_str());
+        if (f.depth > 0) ImGui::Unindent(static_cast<float>(f.depth) * 12.0f);
+        ImGui::TableNextColumn();
+        if (f.handleKind != ResourceKind::Count) {
+          resourceLink(state, f.handleKind, f.handle);
+        } else if (!f.isStruct) {
+          ImGui::TextUnformatted(f.value.c_str());
+        }
+      }
+      ImGui::EndTable();
+    }
+  }
+
+  if (desc) {
+    const auto refs = handleRefs(desc->fields, packet.payload);
+    if (ImGui::CollapsingHeader("resources", ImGuiTreeNodeFlags_DefaultOpen)) {
+      if (refs.empty()) ImGui::TextDisabled("names no resource");
+      for (const HandleRef& ref : refs) {
+        resourceLink(state, ref.kind, ref.handle);
+        ImGui::SameLine();
+        ImGui::TextDisabled("(%s)", ref.field.c_str());
+      }
+    }
+  }
+
+  std::string auxTitle = "aux data: " + formatBytes(packet.aux.size()) + "###aux";
+  if (ImGui::CollapsingHeader(auxTitle.c_str(), packet.aux.empty() ? 0 : ImGuiTreeNodeFlags_DefaultOpen)) {
+    if (packet.aux.empty()) {
+      ImGui::TextDisabled("none");
+    } else {
+      drawBytes("auxbytes", packet.aux);
+    }
+  }
+  ImGui::End();
+}
+
+}  // namespace reel::viewer

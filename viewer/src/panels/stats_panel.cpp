@@ -1,0 +1,128 @@
+#include "panels/stats_panel.h"
+
+#include <algorithm>
+#include <cinttypes>
+
+namespace reel::viewer {
+
+void StatsPanel::draw(ViewerState& state, const PanelLayout& layout) {
+  if (!beginPanel("Stats", layout, state) || !state.frame()) {
+    if (!state.frame()) ImGui::TextDisabled("no frame loaded");
+    ImGui::End();
+    return;
+  }
+  drawFrameChart(state);
+  const FrameStats& s = state.stats();
+  ImGui::Text("frame %" PRIu64 ": %s packets, %s keys, %s payload + %s aux", state.frameNumber(),
+              formatCount(s.packets).c_str(), formatCount(s.keys).c_str(),
+              formatBytes(s.payloadBytes).c_str(), formatBytes(s.auxBytes).c_str());
+  if (s.sharedLinks)
+    ImGui::TextDisabled("%s links reference shared packets", formatCount(s.sharedLinks).c_str());
+  if (s.materialKeys) {
+    ImGui::Text("material changes: %s sorted, %s in submission order (%s keys with a material)",
+                formatCount(s.materialChangesSorted).c_str(),
+                formatCount(s.materialChangesSubmission).c_str(), formatCount(s.materialKeys).c_str());
+  }
+  if (ImGui::BeginTabBar("stats")) {
+    if (ImGui::BeginTabItem("per type")) {
+      const ImGuiTableFlags flags =
+          ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+      if (ImGui::BeginTable("types", 4, flags)) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("type");
+        ImGui::TableSetupColumn("count");
+        ImGui::TableSetupColumn("payload");
+        ImGui::TableSetupColumn("aux");
+        ImGui::TableHeadersRow();
+        for (const TypeStats& t : s.types) {
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(t.name.c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(formatCount(t.count).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(formatBytes(t.payloadBytes).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(formatBytes(t.auxBytes).c_str());
+        }
+        ImGui::EndTable();
+      }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("state changes")) {
+      ImGui::TextDisabled("a change: payload differs from the last of its type and slot this frame");
+      const ImGuiTableFlags flags =
+          ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+      if (ImGui::BeginTable("states", 4, flags)) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("command");
+        ImGui::TableSetupColumn("packets");
+        ImGui::TableSetupColumn("changes sorted");
+        ImGui::TableSetupColumn("unsorted");
+        ImGui::TableHeadersRow();
+        for (const StateStats& st : s.states) {
+          ImGui::TableNextRow();
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(st.name.c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(formatCount(st.packets).c_str());
+          ImGui::TableNextColumn();
+          ImGui::Text("%s (%s redundant)", formatCount(st.changesSorted).c_str(),
+                      formatCount(st.packets - st.changesSorted).c_str());
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(formatCount(st.changesSubmission).c_str());
+        }
+        ImGui::EndTable();
+      }
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::End();
+}
+
+void StatsPanel::drawFrameChart(ViewerState& state) {
+  const auto& frames = state.summaries;
+  if (frames.empty()) return;
+  uint64_t most = 1;
+  for (const FrameSummary& f : frames) most = std::max(most, f.packets);
+  const float height = 56.0f;
+  const float width = ImGui::GetContentRegionAvail().x;
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("frame chart", ImVec2(width, height));
+  const bool hovered = ImGui::IsItemHovered();
+  const bool clicked = ImGui::IsItemClicked();
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddRectFilled(origin, ImVec2(origin.x + width, origin.y + height), IM_COL32(30, 30, 34, 255));
+  // One bar per frame while they fit; beyond that a bar covers several frames and shows their largest.
+  const size_t bars = std::min(frames.size(), static_cast<size_t>(std::max(1.0f, width / 2.0f)));
+  const float barWidth = width / static_cast<float>(bars);
+  const size_t current = state.frame() ? state.frame()->index : SIZE_MAX;
+  std::optional<size_t> hoveredBar;
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (size_t b = 0; b < bars; ++b) {
+    const size_t first = b * frames.size() / bars, last = std::max(first + 1, (b + 1) * frames.size() / bars);
+    uint64_t value = 0;
+    bool scanned = false, holdsCurrent = false;
+    for (size_t i = first; i < last; ++i) {
+      value = std::max(value, frames[i].packets);
+      scanned |= frames[i].scanned;
+      holdsCurrent |= i == current;
+    }
+    const float x0 = origin.x + static_cast<float>(b) * barWidth, x1 = x0 + std::max(1.0f, barWidth - 1.0f);
+    const float h = scanned ? height * static_cast<float>(value) / static_cast<float>(most) : 0.0f;
+    const ImU32 colour = holdsCurrent ? IM_COL32(255, 190, 60, 255) : IM_COL32(90, 140, 220, 255);
+    draw->AddRectFilled(ImVec2(x0, origin.y + height - std::max(h, 1.0f)), ImVec2(x1, origin.y + height),
+                        colour);
+    if (hovered && mouse.x >= x0 && mouse.x < x0 + barWidth) hoveredBar = first;
+  }
+  if (hoveredBar) {
+    const FrameSummary& f = frames[*hoveredBar];
+    ImGui::SetTooltip("frame %" PRIu64 ": %s packets, %s", f.number,
+                      f.scanned ? formatCount(f.packets).c_str() : "?",
+                      f.scanned ? formatBytes(f.payloadBytes + f.auxBytes).c_str() : "not scanned yet");
+    if (clicked) state.selectFrame(*hoveredBar);
+  }
+}
+
+}  // namespace reel::viewer
