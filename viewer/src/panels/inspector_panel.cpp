@@ -108,22 +108,8 @@ void InspectorPanel::draw(ViewerState& state, const PanelLayout& layout) {
       drawBytes("payload", packet.payload);
     } else if (desc->fields.empty()) {
       ImGui::TextDisabled("no fields");
-    } else if (ImGui::BeginTable("fields", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-      for (const FieldRow& f : flattenFields(desc->fields, packet.payload)) {
-        ImGui::TableNextRow();
-        ImGui::TableNextColumn();
-        // Indent(0) would indent by the default spacing: nested fields only.
-        if (f.depth > 0) ImGui::Indent(static_cast<float>(f.depth) * 12.0f);
-        ImGui::TextUnformatted(f.name.c_str());
-        if (f.depth > 0) ImGui::Unindent(static_cast<float>(f.depth) * 12.0f);
-        ImGui::TableNextColumn();
-        if (f.handleKind != ResourceKind::Count) {
-          resourceLink(state, f.handleKind, f.handle);
-        } else if (!f.isStruct) {
-          ImGui::TextUnformatted(f.value.c_str());
-        }
-      }
-      ImGui::EndTable();
+    } else {
+      fieldTable("fields", state, desc->fields, packet.payload);
     }
   }
 

@@ -195,22 +195,7 @@ void ResourcesPanel::drawDetails(ViewerState& state) {
   }
   auto descriptor = [&] {
     if (const trace::CommandDesc* desc = header.command(r->createType)) {
-      if (ImGui::BeginTable("desc", 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
-        for (const FieldRow& f : flattenFields(desc->fields, r->create)) {
-          ImGui::TableNextRow();
-          ImGui::TableNextColumn();
-          if (f.depth > 0) ImGui::Indent(static_cast<float>(f.depth) * 12.0f);
-          ImGui::TextUnformatted(f.name.c_str());
-          if (f.depth > 0) ImGui::Unindent(static_cast<float>(f.depth) * 12.0f);
-          ImGui::TableNextColumn();
-          if (f.handleKind != ResourceKind::Count) {
-            resourceLink(state, f.handleKind, f.handle);
-          } else if (!f.isStruct) {
-            ImGui::TextUnformatted(f.value.c_str());
-          }
-        }
-        ImGui::EndTable();
-      }
+      fieldTable("desc", state, desc->fields, r->create);
     }
   };
   // Images first (they are what one looks for), then the descriptor; a buffer's hex dump last.

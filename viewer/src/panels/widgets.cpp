@@ -20,6 +20,26 @@ bool beginPanel(const char* name, const PanelLayout& layout, ViewerState& state,
   return open;
 }
 
+void fieldTable(const char* id, ViewerState& state, std::span<const FieldInfo> fields,
+                std::span<const std::byte> bytes) {
+  if (!ImGui::BeginTable(id, 2, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) return;
+  for (const FieldRow& f : flattenFields(fields, bytes)) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    // Indent(0) would indent by the default spacing: nested fields only.
+    if (f.depth > 0) ImGui::Indent(static_cast<float>(f.depth) * 12.0f);
+    ImGui::TextUnformatted(f.name.c_str());
+    if (f.depth > 0) ImGui::Unindent(static_cast<float>(f.depth) * 12.0f);
+    ImGui::TableNextColumn();
+    if (f.handleKind != ResourceKind::Count) {
+      resourceLink(state, f.handleKind, f.handle);
+    } else if (!f.isStruct) {
+      ImGui::TextUnformatted(f.value.c_str());
+    }
+  }
+  ImGui::EndTable();
+}
+
 void resourceLink(ViewerState& state, ResourceKind kind, uint32_t handle) {
   const std::string label = handleName(kind, handle);
   if (handle == 0) {

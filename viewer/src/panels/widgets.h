@@ -4,10 +4,13 @@
 
 #include <imgui.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "app/viewer_state.h"
+#include "reel/runtime/fields.h"
 
 namespace reel::viewer {
 
@@ -23,6 +26,11 @@ bool beginPanel(const char* name, const PanelLayout& layout, ViewerState& state,
 
 // A small button named after the handle ("texture#3.1") that selects it in the Resources panel.
 void resourceLink(ViewerState& state, ResourceKind kind, uint32_t handle);
+
+// A two-column table of a packet's or descriptor's fields by name (nested structs indented), handles as
+// resource links.
+void fieldTable(const char* id, ViewerState& state, std::span<const FieldInfo> fields,
+                std::span<const std::byte> bytes);
 
 // "1.5 KiB", "12 B"
 std::string formatBytes(uint64_t bytes);
