@@ -2,15 +2,14 @@
 //
 //   reel-sample --scene cubes --frames 60 --out out/   ->  out/frame_0.png ... out/frame_59.png
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <filesystem>
 #include <regex>
 
 #include "reel/image/image.h"
+#include "reel/window/window.h"
 #include "run.h"
 #include "scene.h"
-#include "window.h"
 
 namespace {
 
@@ -42,16 +41,19 @@ void printStats(const reel::samples::RunResult& r) {
       " \"measured_frames\": %.0f, \"packets_per_frame\": %.1f,\n"
       " \"render_thread_us_per_frame\": {\"sort\": %.1f, \"translate\": %.1f, \"submit\": %.1f},\n"
       " \"render_thread_ns_per_packet\": {\"sort\": %.2f, \"translate\": %.2f, \"submit\": %.2f},\n"
-      " \"device\": {\"draws\": %llu, \"dispatches\": %llu, \"pipeline_binds\": %llu, \"descriptor_pushes\": %llu,"
+      " \"device\": {\"draws\": %llu, \"dispatches\": %llu, \"pipeline_binds\": %llu, \"descriptor_pushes\": "
+      "%llu,"
       " \"push_constant_calls\": %llu, \"redundant_binds_skipped\": %llu, \"barriers\": %llu,"
       " \"render_passes\": %llu, \"render_pass_suspensions\": %llu}}\n",
       r.device.name.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
-      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, n, n > 0 ? packets / n : 0.0, n > 0 ? sort / n / 1e3 : 0.0,
-      n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0, sort * perPacket, translate * perPacket,
-      submit * perPacket, static_cast<unsigned long long>(s.draws), static_cast<unsigned long long>(s.dispatches),
-      static_cast<unsigned long long>(s.pipelineBinds), static_cast<unsigned long long>(s.descriptorPushes),
-      static_cast<unsigned long long>(s.pushConstantCalls), static_cast<unsigned long long>(s.redundantBindsSkipped),
-      static_cast<unsigned long long>(s.barriers), static_cast<unsigned long long>(s.renderPasses),
+      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, n, n > 0 ? packets / n : 0.0,
+      n > 0 ? sort / n / 1e3 : 0.0, n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0,
+      sort * perPacket, translate * perPacket, submit * perPacket, static_cast<unsigned long long>(s.draws),
+      static_cast<unsigned long long>(s.dispatches), static_cast<unsigned long long>(s.pipelineBinds),
+      static_cast<unsigned long long>(s.descriptorPushes),
+      static_cast<unsigned long long>(s.pushConstantCalls),
+      static_cast<unsigned long long>(s.redundantBindsSkipped), static_cast<unsigned long long>(s.barriers),
+      static_cast<unsigned long long>(s.renderPasses),
       static_cast<unsigned long long>(s.renderPassSuspensions));
 }
 
@@ -61,9 +63,12 @@ int main(int argc, char** argv) {
   namespace fs = std::filesystem;
   using reel::samples::RunOptions;
   RunOptions options;
-  CLI::App app("reel-sample: renders reel's sample scenes (deterministic: frame N is the same image on every run)");
+  CLI::App app(
+      "reel-sample: renders reel's sample scenes (deterministic: frame N is the same image on every run)");
   std::string scenes;
-  for (const char* name : reel::samples::sceneNames()) scenes += std::string(scenes.empty() ? "" : ", ") + name;
+  for (const char* name : reel::samples::sceneNames()) {
+    scenes += std::string(scenes.empty() ? "" : ", ") + name;
+  }
   app.add_option("--scene", options.scene, "scene: " + scenes)->capture_default_str();
   uint64_t frames = 0;
   app.add_option("--frames", frames, "frames to render (default: 120 headless, until closed in a window)");
@@ -77,21 +82,37 @@ int main(int argc, char** argv) {
   app.add_option("--frames-in-flight", options.framesInFlight, "frames in flight, 1..4")
       ->check(CLI::Range(1, 4))
       ->capture_default_str();
-  app.add_option("--device", options.device, "Vulkan device: a substring of its name (else REEL_DEVICE, else auto)");
+  app.add_option("--device", options.device,
+                 "Vulkan device: a substring of its name (else REEL_DEVICE, else auto)");
   app.add_flag("--validate", options.validate, "enable the Khronos validation layer (also REEL_VALIDATE=1)");
   app.add_option("--width", options.width, "frame width")->check(CLI::Range(1, 16384))->capture_default_str();
-  app.add_option("--height", options.height, "frame height")->check(CLI::Range(1, 16384))->capture_default_str();
-  app.add_option("--threads", options.threads, "recording threads")->check(CLI::Range(1, 64))->capture_default_str();
+  app.add_option("--height", options.height, "frame height")
+      ->check(CLI::Range(1, 16384))
+      ->capture_default_str();
+  app.add_option("--threads", options.threads, "recording threads")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   bool stats = false;
   app.add_flag("--stats", stats, "print render-thread timings (sort / translate / submit) as JSON");
-  app.add_option("--pipeline-cache", options.pipelineCachePath, "load and save the Vulkan pipeline cache here");
-  app.add_flag("--exercise-window", options.exerciseWindow, "resize, minimize and restore the window on a schedule")
+  app.add_option("--pipeline-cache", options.pipelineCachePath,
+                 "load and save the Vulkan pipeline cache here");
+  app.add_flag("--exercise-window", options.exerciseWindow,
+               "resize, minimize and restore the window on a schedule")
       ->group("");  // hidden: for testing the windowed path
   bool listDevices = false;
   app.add_flag("--list-devices", listDevices, "list the Vulkan devices and exit");
   std::string captureFrames;
-  app.add_option("--capture", captureFrames, "capture these frames into a trace: A-B or A (see --capture-out)");
-  app.add_option("--capture-out", options.captureOut, "the trace to write (.reel); with no --capture, every frame");
+  app.add_option("--capture", captureFrames,
+                 "capture these frames into a trace: A-B or A (see --capture-out)");
+  app.add_option("--capture-out", options.captureOut,
+                 "the trace to write (.reel); with no --capture, every frame");
+  app.add_option("--f12-frames", options.hotkeyFrames,
+                 "in a window, F12 captures this many frames into <capture-out>_frame<N>.reel")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  uint64_t pressF12At = 0;
+  auto* pressF12 = app.add_option("--press-f12-at", pressF12At, "press F12 before frame N")
+                       ->group("");  // hidden: for testing the F12 capture
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -110,7 +131,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!reel::samples::makeScene(options.scene)) {
-    std::fprintf(stderr, "reel-sample: unknown scene '%s' (scenes: %s)\n", options.scene.c_str(), scenes.c_str());
+    std::fprintf(stderr, "reel-sample: unknown scene '%s' (scenes: %s)\n", options.scene.c_str(),
+                 scenes.c_str());
     return 2;
   }
   if (!saveFrames.empty() && !parseRange(saveFrames, options.saveFirst, options.saveLast)) {
@@ -130,7 +152,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "reel-sample: --save-frames needs --out DIR\n");
     return 2;
   }
-  options.headless = headless || !reel::samples::displayAvailable();
+  options.headless = headless || !reel::window::displayAvailable();
+  if (pressF12->count() > 0) {
+    if (options.headless) {
+      std::fprintf(stderr, "reel-sample: --press-f12-at needs a window (a display, no --headless)\n");
+      return 2;
+    }
+    options.pressF12At = pressF12At;
+  }
+  options.log = [](std::string_view line) {
+    std::printf("reel-sample: %.*s\n", static_cast<int>(line.size()), line.data());
+    std::fflush(stdout);
+  };
   options.frames = frames ? frames : (options.headless ? 120 : 0);
   options.collectTimings = stats;
 
@@ -145,7 +178,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     sink = [&](uint64_t frame, reel::image::Image&& image) {
-      if (auto r = reel::image::writePng(fs::path(out) / ("frame_" + std::to_string(frame) + ".png"), image)) {
+      if (auto r =
+              reel::image::writePng(fs::path(out) / ("frame_" + std::to_string(frame) + ".png"), image)) {
         ++written;
       } else if (writeError.empty()) {
         writeError = r.error().message;
@@ -167,19 +201,21 @@ int main(int argc, char** argv) {
   std::string images = "no images written";
   if (!out.empty()) {
     const std::string first = std::to_string(options.saveFirst);
-    const std::string last = std::to_string(std::min<uint64_t>(options.saveLast, r.frames ? r.frames - 1 : 0));
-    images = std::to_string(written) + " images in " + (fs::path(out) / "frame_<n>.png").string() + " (frames " +
-             first + "-" + last + ")";
+    const std::string last =
+        std::to_string(std::min<uint64_t>(options.saveLast, r.frames ? r.frames - 1 : 0));
+    images = std::to_string(written) + " images in " + (fs::path(out) / "frame_<n>.png").string() +
+             " (frames " + first + "-" + last + ")";
   }
   if (!options.headless) {
     images += "; " + std::to_string(r.presents) + " frames presented, swapchain created " +
               std::to_string(r.swapchainRecreations) + " times";
   }
-  std::printf("reel-sample: %s, %llu frames in %.2f s (%.2f ms/frame, %s, %s, %u in flight) on %s; %s; %zu errors\n",
-              options.scene.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
-              r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, options.headless ? "headless" : "windowed",
-              (std::to_string(options.width) + "x" + std::to_string(options.height)).c_str(), options.framesInFlight,
-              r.device.name.c_str(), images.c_str(), r.errorCount);
+  std::printf(
+      "reel-sample: %s, %llu frames in %.2f s (%.2f ms/frame, %s, %s, %u in flight) on %s; %s; %zu errors\n",
+      options.scene.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
+      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, options.headless ? "headless" : "windowed",
+      (std::to_string(options.width) + "x" + std::to_string(options.height)).c_str(), options.framesInFlight,
+      r.device.name.c_str(), images.c_str(), r.errorCount);
   if (!r.captureSummary.empty()) std::printf("reel-sample: capture: %s\n", r.captureSummary.c_str());
   return r.errorCount == 0 && r.errors.empty() && r.imageErrors.empty() && writeError.empty() ? 0 : 1;
 }

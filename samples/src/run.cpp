@@ -9,11 +9,12 @@
 #include <thread>
 
 #include "assets.h"
+#include "capture_hotkey.h"
 #include "reel/capture/capture.h"
 #include "reel/capture/environment.h"
+#include "reel/window/window.h"
 #include "scene.h"
 #include "scene_util.h"
-#include "window.h"
 #include "worker_pool.h"
 
 namespace reel::samples {
@@ -119,7 +120,8 @@ void recordHud(CommandBucket<DrawKey>& main, RenderTargetHandle target, const As
   };
   uint32_t order = 0;
   for (const SpritePush& bar : bars) {
-    auto& pipeline = main.add<cmd::BindPipeline>(DrawKey::draw(vp, 1, Translucency::Normal, {1, 0}, 1000 - order++));
+    auto& pipeline =
+        main.add<cmd::BindPipeline>(DrawKey::draw(vp, 1, Translucency::Normal, {1, 0}, 1000 - order++));
     pipeline.pipeline = assets.sprite[static_cast<uint32_t>(BlendMode::Alpha)];
     auto& texture = main.append<cmd::BindTexture>(&pipeline);
     texture.texture = assets.texture(TextureId::White);
@@ -144,7 +146,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
   if (o.threads == 0) return fail("at least one recording thread is needed");
   if (o.frames == 0 && o.headless) return fail("a headless run needs a frame count");
 
-  std::unique_ptr<Window> window;
+  std::unique_ptr<window::Window> window;
   VulkanDeviceOptions deviceOptions;
   deviceOptions.applicationName = "reel-sample";
   deviceOptions.deviceName = o.device;
@@ -153,13 +155,10 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
   deviceOptions.collectTimings = o.collectTimings;
   deviceOptions.pipelineCachePath = o.pipelineCachePath;
   if (!o.headless) {
-    auto w = Window::create(o.width, o.height, "reel-sample: " + o.scene);
+    auto w = window::Window::create(o.width, o.height, "reel-sample: " + o.scene);
     if (!w) return w.error();
     window = std::move(*w);
-    deviceOptions.instanceExtensions = window->instanceExtensions();
-    Window* raw = window.get();
-    deviceOptions.createSurface = [raw](VkInstance instance) { return raw->createSurface(instance); };
-    deviceOptions.framebufferSize = [raw] { return raw->framebufferSize(); };
+    window->attach(deviceOptions);
   }
   auto created = VulkanDevice::create(deviceOptions);
   if (!created) return created.error();
@@ -187,21 +186,69 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       capture = capture::installFromEnvironment(renderer, captureOptions);
     }
     if (!capture) return capture.error();
+    // F12's captures, one at a time: the renderer has one observer. A capture whose frames are all kicked
+    // is waited for (its writer is finishing); one still taking frames makes F12 wait its turn.
+    std::unique_ptr<capture::Capture> hotkeyCapture;
+    const uint64_t commandLineLast = o.captureOut.empty() ? capture::kNoLastFrame : o.captureLast;
+    uint64_t hotkeyLast = 0;
+    auto captureOnF12 = [&](const CaptureRequest& request) {
+      const auto say = [&](const std::string& line) {
+        if (o.log) o.log(line);
+      };
+      const std::pair<std::unique_ptr<capture::Capture>*, uint64_t> running[] = {
+          {&*capture, commandLineLast}, {&hotkeyCapture, hotkeyLast}};
+      for (const auto& [c, lastFrame] : running) {
+        if (*c && !(*c)->finished() && request.firstFrame <= lastFrame) {
+          say("F12: a capture is still running (" + (*c)->path() + "); not capturing frame " +
+              std::to_string(request.firstFrame));
+          return;
+        }
+      }
+      for (const auto& [c, lastFrame] : running) {
+        if (!*c) continue;
+        if (auto finished = (*c)->finish(); !finished) result.errors.push_back(finished.error().message);
+        c->reset();
+      }
+      capture::CaptureOptions options = captureOptions;
+      options.path = request.path;
+      options.firstFrame = request.firstFrame;
+      options.lastFrame = request.lastFrame;
+      options.log = [say](std::string_view line) { say("capture: " + std::string(line)); };
+      auto started = capture::Capture::start(renderer, options);
+      if (!started) {
+        say("F12: " + started.error().message);
+        return;
+      }
+      hotkeyCapture = std::move(*started);
+      hotkeyLast = request.lastFrame;
+      result.hotkeyTraces.push_back(request.path);
+      say("F12: capturing frame" + std::string(request.lastFrame > request.firstFrame ? "s " : " ") +
+          std::to_string(request.firstFrame) +
+          (request.lastFrame > request.firstFrame ? "-" + std::to_string(request.lastFrame) : "") + " to " +
+          request.path);
+    };
     // Bucket order is merge order: the app's bucket, then one per recording thread.
     auto& main = renderer.createBucket<DrawKey>("main");
     std::vector<CommandBucket<DrawKey>*> workers;
-    for (uint32_t i = 0; i < o.threads; ++i) workers.push_back(&renderer.createBucket<DrawKey>("worker" + std::to_string(i)));
+    for (uint32_t i = 0; i < o.threads; ++i) {
+      workers.push_back(&renderer.createBucket<DrawKey>("worker" + std::to_string(i)));
+    }
     WorkerPool pool(o.threads);
     ResourceContext& resources = renderer.resources();
 
     Assets assets;
     assets.create(resources);
     const TextureHandle color = resources.createTexture(
-        {.width = o.width, .height = o.height, .mipLevels = 1, .format = kColorFormat,
+        {.width = o.width,
+         .height = o.height,
+         .mipLevels = 1,
+         .format = kColorFormat,
          .usage = texture_usage::kColorTarget | texture_usage::kSampled | texture_usage::kTransferSrc});
-    const TextureHandle depth = resources.createTexture(
-        {.width = o.width, .height = o.height, .mipLevels = 1, .format = kDepthFormat,
-         .usage = texture_usage::kDepthTarget});
+    const TextureHandle depth = resources.createTexture({.width = o.width,
+                                                         .height = o.height,
+                                                         .mipLevels = 1,
+                                                         .format = kDepthFormat,
+                                                         .usage = texture_usage::kDepthTarget});
     RenderTargetDesc targetDesc{};
     targetDesc.colorCount = 1;
     targetDesc.colors[0] = color;
@@ -212,23 +259,24 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
                   View{viewport::kCubes, 0, 0, o.width, o.height, ""});
     std::vector<View> views;
     scene->views(views);
-    std::sort(views.begin(), views.end(), [](const View& a, const View& b) { return a.keyViewport < b.keyViewport; });
+    std::sort(views.begin(), views.end(),
+              [](const View& a, const View& b) { return a.keyViewport < b.keyViewport; });
     if (window) device->setPresentSource(color);
 
     const auto start = std::chrono::steady_clock::now();
     for (uint64_t n = 0; o.frames == 0 || n < o.frames; ++n) {
       if (window) {
-        if (o.exerciseWindow) {
-          // Resize, minimize and restore on a schedule: the swapchain must follow (tests under Xvfb).
-          if (n == 10) window->resize(o.width * 3 / 4, o.height * 3 / 4);
-          if (n == 20) window->forceMinimized(true);
-          if (n == 30) {
-            window->forceMinimized(false);
-            window->resize(o.width, o.height);
-          }
-        }
+        // Resize, minimize and restore on a schedule: the swapchain must follow (tests under Xvfb).
+        if (o.exerciseWindow) window->exercise(n, o.width, o.height);
         window->poll();
         if (window->shouldClose()) break;
+        if (o.pressF12At == n) window->injectKey({window::Key::F12, window::KeyAction::Press});
+        for (const window::KeyEvent& key : window->takeKeys()) {
+          if (auto request =
+                  captureRequestFor(key, o.captureOut, renderer.recordingFrame(), o.hotkeyFrames)) {
+            captureOnF12(*request);
+          }
+        }
       }
       const uint64_t frame = renderer.recordingFrame();
       FrameRecorder recorder(frame, resources, main, workers, pool);
@@ -253,9 +301,10 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     }
     renderer.flushAndWait();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (*capture) {
-      if (auto finished = (*capture)->finish(); !finished) result.errors.push_back(finished.error().message);
-      capture->reset();
+    for (std::unique_ptr<capture::Capture>* c : {&*capture, &hotkeyCapture}) {
+      if (!*c) continue;
+      if (auto finished = (*c)->finish(); !finished) result.errors.push_back(finished.error().message);
+      c->reset();
     }
 
     // Everything goes, through the same requests as the rest: the next (empty) frame applies them.

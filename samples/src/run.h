@@ -9,7 +9,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reel/image/image.h"
@@ -32,11 +34,17 @@ struct RunOptions {
   bool collectTimings = false;
   std::string pipelineCachePath;
   bool exerciseWindow = false;  // windowed: resize at frame 10, minimized 20-29, restored at 30
+  // Windowed: F12 captures this many frames from the next one (capture_hotkey.h). pressF12At injects an
+  // F12 press into the window before that frame is recorded, as if a person had pressed it (tests).
+  uint32_t hotkeyFrames = 1;
+  std::optional<uint64_t> pressF12At;
   // Capture frames [captureFirst, captureLast] into captureOut (--capture A-B --capture-out FILE). Without
   // captureOut, REEL_CAPTURE / REEL_CAPTURE_FRAMES in the environment decide (reel::capture).
   std::string captureOut;
   uint64_t captureFirst = 0, captureLast = UINT64_MAX;
   std::vector<std::string> args;  // the command line, for the trace's header
+  // Lines for the user while the sample runs (an F12 capture starting and finishing); null: none.
+  std::function<void(std::string_view)> log;
 };
 
 struct RunResult {
@@ -50,8 +58,9 @@ struct RunResult {
   std::vector<VulkanFrameTiming> timings;  // when collectTimings
   uint64_t imagesDelivered = 0;
   uint64_t presents = 0, swapchainRecreations = 0;  // windowed
-  std::vector<std::string> imageErrors;  // readbacks that failed
-  std::string captureSummary;            // the capture's closing line, when one ran
+  std::vector<std::string> imageErrors;             // readbacks that failed
+  std::string captureSummary;                       // the capture's closing line, when one ran
+  std::vector<std::string> hotkeyTraces;            // traces F12 captured, in order
 };
 
 // Called on a writer thread, frame by frame in order.

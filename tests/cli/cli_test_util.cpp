@@ -28,17 +28,29 @@ std::filesystem::path testFolder() {
 }
 
 RunResult runReel(const std::string& args) {
+  return runReelWith("", args);
+}
+
+RunResult runReelWith(const std::string& prefix, const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path() / "reel_cli_tests";
   std::filesystem::create_directories(dir);
   const auto outPath = dir / ("stdout_" + std::to_string(::getpid()));
   const auto errPath = dir / ("stderr_" + std::to_string(::getpid()));
-  const std::string command = std::string(REEL_CLI_PATH) + " " + args + " >" + outPath.string() + " 2>" + errPath.string();
+  const std::string command = (prefix.empty() ? "" : prefix + " ") + std::string(REEL_CLI_PATH) + " " + args +
+                              " >" + outPath.string() + " 2>" + errPath.string();
   const int status = std::system(command.c_str());
   RunResult result;
   result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   result.out = slurp(outPath);
   result.err = slurp(errPath);
   return result;
+}
+
+std::string findXvfbRun() {
+  for (const char* path : {"/usr/bin/xvfb-run", "/usr/local/bin/xvfb-run"}) {
+    if (std::filesystem::exists(path)) return path;
+  }
+  return "";
 }
 
 }  // namespace reel::test

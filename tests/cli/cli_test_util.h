@@ -14,6 +14,11 @@ struct RunResult {
 
 // `args` is appended to the reel path as is (quote paths yourself).
 RunResult runReel(const std::string& args);
+// The same behind `prefix`, a command that runs reel: "xvfb-run -a", "env -u DISPLAY".
+RunResult runReelWith(const std::string& prefix, const std::string& args);
+
+// The path of xvfb-run, or "" when it is not installed.
+std::string findXvfbRun();
 
 // A fresh folder under the temporary directory, named after the running test.
 std::filesystem::path testFolder();

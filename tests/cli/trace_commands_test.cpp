@@ -64,11 +64,13 @@ TEST(CliTrace, DumpPrintsPacketsByFieldInBothOrders) {
   r = runReel("dump " + trace.string() + " --frame 1 --tag \"main pass\"");
   ASSERT_EQ(r.exitCode, 0);
   EXPECT_EQ(countLines(r.out, "BeginRenderPass target=render_target#"), 1u) << r.out;
-  EXPECT_NE(r.out.find("command=1 priority=0"), std::string::npos) << "the key decoded into fields: " << r.out;
+  EXPECT_NE(r.out.find("command=1 priority=0"), std::string::npos)
+      << "the key decoded into fields: " << r.out;
   // Sorted order: the pass begins first and ends last in the world bucket's packets.
   r = runReel("dump " + trace.string() + " --frame 0 --sorted");
   ASSERT_EQ(r.exitCode, 0);
-  const size_t begin = r.out.find("BeginRenderPass"), draw = r.out.find(" Draw "), end = r.out.find("EndRenderPass");
+  const size_t begin = r.out.find("BeginRenderPass"), draw = r.out.find(" Draw "),
+               end = r.out.find("EndRenderPass");
   ASSERT_NE(begin, std::string::npos);
   EXPECT_LT(begin, draw);
   EXPECT_LT(draw, end);
@@ -115,7 +117,8 @@ TEST(CliTrace, BadInputIsOneLineNamingTheFileAndExitTwo) {
       {"dump " + trace.string() + " --frame 99", "outside the trace"},
       {"dump " + trace.string() + " --type NoSuchCommand", "NoSuchCommand"},
       {"trim " + trace.string() + " --frames 2-9 -o " + (dir / "t.reel").string(), "outside the trace"},
-      {"trim " + trace.string() + " --frames 1-2 -o " + (dir / "no/such/folder/t.reel").string(), "does not exist"},
+      {"trim " + trace.string() + " --frames 1-2 -o " + (dir / "no/such/folder/t.reel").string(),
+       "does not exist"},
       {"trim " + trace.string() + " --frames x -o " + (dir / "t.reel").string(), "--frames 'x'"},
   };
   for (const Case& c : cases) {
@@ -148,7 +151,8 @@ TEST(CliReplay, WritesTheFramesAndMatchesTheGolden) {
 
 TEST(CliReplay, StopAtAndFramesInFlight) {
   const auto dir = testFolder();
-  RunResult r = runReel("replay " + kCubes.string() + " --frames 2 --stop-at 20 --out " + (dir / "stop").string());
+  RunResult r =
+      runReel("replay " + kCubes.string() + " --frames 2 --stop-at 20 --out " + (dir / "stop").string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
   r = runReel("replay " + kCubes.string() + " --frames 2 --out " + (dir / "full").string());
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -156,9 +160,11 @@ TEST(CliReplay, StopAtAndFramesInFlight) {
   EXPECT_EQ(r.exitCode, 1) << "stopping after 20 commands must change the image: " << r.out;
   for (int k : {1, 3, 4}) {
     const std::string folder = (dir / ("fif" + std::to_string(k))).string();
-    r = runReel("replay " + kCubes.string() + " --frames 2 --frames-in-flight " + std::to_string(k) + " --out " + folder);
+    r = runReel("replay " + kCubes.string() + " --frames 2 --frames-in-flight " + std::to_string(k) +
+                " --out " + folder);
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_EQ(runReel("compare " + folder + " " + (dir / "full").string()).exitCode, 0) << "frames in flight " << k;
+    EXPECT_EQ(runReel("compare " + folder + " " + (dir / "full").string()).exitCode, 0)
+        << "frames in flight " << k;
   }
   r = runReel("replay " + kCubes.string() + " --frames 1 --json");
   EXPECT_EQ(r.exitCode, 0);

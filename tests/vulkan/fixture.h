@@ -28,10 +28,12 @@ inline uint32_t rgba8(uint8_t r, uint8_t g, uint8_t b, uint8_t a = 255) {
 class VulkanTest : public ::testing::Test {
  protected:
   virtual uint32_t framesInFlight() const { return 2; }
+  virtual VulkanDeviceOptions deviceOptions() const { return validatedOptions(framesInFlight()); }
 
   void SetUp() override {
-    device_ = makeDevice(framesInFlight());
-    ASSERT_TRUE(device_);
+    auto device = VulkanDevice::create(deviceOptions());
+    ASSERT_TRUE(device.ok()) << device.error().message;
+    device_ = std::move(*device);
     renderer_ = std::make_unique<Renderer>(*device_, RendererConfig{framesInFlight()});
     bucket_ = &renderer_->createBucket<uint32_t>("test");
   }

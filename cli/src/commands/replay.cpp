@@ -1,45 +1,127 @@
-// reel replay TRACE: replays frames through the sorted-submit render thread on a Vulkan device.
+// reel replay TRACE: replays frames through the sorted-submit render thread on a Vulkan device, headless
+// or into a window; writes their images and, with --json, their CPU and GPU times.
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
-#include <map>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "../json.h"
 #include "../progress.h"
 #include "../trace_input.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/vulkan/vulkan_device.h"
+#include "reel/window/window.h"
 
 namespace reel::cli {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+using Nanoseconds = std::chrono::nanoseconds;
+
+double ms(Nanoseconds t) {
+  return std::chrono::duration<double, std::milli>(t).count();
+}
+
+Nanoseconds cpuClock(clockid_t clock) {
+  timespec t{};
+  clock_gettime(clock, &t);
+  return std::chrono::seconds(t.tv_sec) + Nanoseconds(t.tv_nsec);
+}
+
+// {"frames":n,"mean":..,"median":..,"p95":..,"min":..,"max":..} of milliseconds; null when there are none.
+std::string distributionJson(std::vector<double> values) {
+  if (values.empty()) return "null";
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  double sum = 0;
+  for (const double v : values) sum += v;
+  const double median = n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  // Nearest rank: the smallest value that at least 95% of the frames do not exceed.
+  const size_t rank95 = static_cast<size_t>(std::ceil(0.95 * static_cast<double>(n)));
+  JsonObject o;
+  o.add("frames", uint64_t{n}).add("mean", sum / static_cast<double>(n)).add("median", median);
+  o.add("p95", values[std::max<size_t>(rank95, 1) - 1]).add("min", values.front()).add("max", values.back());
+  return o.str();
+}
+
+// What the Vulkan device reports about each frame the render thread ran, in the order it ran them
+// (catch-up frames before a --frames range and the empty frame of a restart included). GPU times come
+// framesInFlight frames after the CPU times, from the render thread, in frame order.
+class FrameTimes {
+ public:
+  struct Frame {
+    VulkanFrameTiming cpu;
+    std::optional<Nanoseconds> gpu;
+  };
+
+  void attach(VulkanDevice& device) {
+    device.setTimingCallback([this](const VulkanFrameTiming& t) {
+      std::lock_guard lock(mutex_);
+      frames_.push_back({t, std::nullopt});
+    });
+    device.setGpuTimingCallback([this](const VulkanGpuTiming& t) {
+      std::lock_guard lock(mutex_);
+      // Frame numbers repeat after a restart (--loop): the GPU time belongs to the oldest frame of that
+      // number still waiting for one, which is at or after the last one matched.
+      for (size_t i = gpuCursor_; i < frames_.size(); ++i) {
+        if (frames_[i].cpu.frame == t.frame) {
+          frames_[i].gpu = t.gpu;
+          gpuCursor_ = i + 1;
+          break;
+        }
+      }
+    });
+  }
+  // Once the render thread is idle (after flushAndWait).
+  std::vector<Frame> take() {
+    std::lock_guard lock(mutex_);
+    return std::move(frames_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Frame> frames_;
+  size_t gpuCursor_ = 0;
+};
 
 class ReplayCommand final : public Subcommand {
  public:
   const char* name() const override { return "replay"; }
   const char* description() const override {
-    return "Replay frames on a Vulkan device (headless); write their images and timings";
+    return "Replay frames on a Vulkan device, headless or in a window; write their images and timings";
   }
   void addOptions(CLI::App& app) override {
     app.add_option("TRACE", path_, "Trace file (.reel)")->required();
     app.add_option("--frames", frames_, "Frames to replay: A-B, A or A- (default: all)");
     app.add_option("--out", out_, "Write DIR/frame_<n>.png for every replayed frame");
-    app.add_option("--target", target_, "Image to write: last (default), rt:N[.A] or tex:N");
+    app.add_option("--target", target_, "Image to write and show: last (default), rt:N[.A] or tex:N");
     app.add_option("--stop-at", stopAt_, "Stop each frame after its N-th sorted packet (counted from 1)");
-    app.add_option("--loop", loop_, "Replay the range N times (for benchmarking)")->check(CLI::Range(1, 1000000));
+    app.add_option("--loop", loop_, "Replay the range N times (for benchmarking)")
+        ->check(CLI::Range(1, 1000000));
     app.add_option("--frames-in-flight", framesInFlight_, "1-4 (default 2)")->check(CLI::Range(1, 4));
-    app.add_option("--device", device_, "Substring of the device name (default: REEL_DEVICE, else automatic)");
+    app.add_option("--device", device_,
+                   "Substring of the device name (default: REEL_DEVICE, else automatic)");
     app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
-    app.add_flag("--json", json_, "Print per-frame times and a summary as JSON");
+    app.add_flag("--json", json_, "Print per-frame CPU and GPU times and a summary as JSON");
+    app.add_flag("--window", window_,
+                 "Show each replayed frame's --target in a window (closing it stops the replay)");
+    app.add_flag("--exercise-window", exerciseWindow_,
+                 "With --window: resize at frame 10, minimized 20-29, restored at 30, closed at 40")
+        ->group("");  // hidden: for testing the windowed path under Xvfb
   }
 
   int run() override {
+    const Nanoseconds openCpu0 = cpuClock(CLOCK_THREAD_CPUTIME_ID);
     trace::TraceReader reader = openTrace(path_);
+    const Nanoseconds openCpu = cpuClock(CLOCK_THREAD_CPUTIME_ID) - openCpu0;
     const auto [first, last] = frameRange(reader, frames_);
     auto target = replay::parseTarget(target_);
     if (!target) throw BadInput(target.error().message);
@@ -55,50 +137,78 @@ class ReplayCommand final : public Subcommand {
         throw BadInput(out_ + ": the output folder is not writable");
       }
     }
-    auto session = replay::ReplaySession::create(
-        reader, {.device = device_, .validate = validate_, .framesInFlight = framesInFlight_, .collectTimings = json_});
-    if (!session) throw BadInput(session.error().message);
-    replay::ReplaySession& s = **session;
-
-    // Render-thread times per frame, from the Vulkan device.
-    std::mutex timingMutex;
-    std::map<uint64_t, VulkanFrameTiming> timings;
-    auto* vulkan = dynamic_cast<VulkanDevice*>(&s.device());
-    if (vulkan && json_) {
-      vulkan->setTimingCallback([&](const VulkanFrameTiming& t) {
-        std::lock_guard lock(timingMutex);
-        timings[t.frame] = t;
-      });
+    if (exerciseWindow_ && !window_) throw BadInput("--exercise-window needs --window");
+    std::unique_ptr<window::Window> window;
+    if (window_) {
+      if (!window::displayAvailable()) {
+        throw BadInput("--window: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are not set)");
+      }
+      auto created = window::Window::create(kWindowWidth, kWindowHeight,
+                                            "reel replay: " + fs::path(path_).filename().string());
+      if (!created) throw BadInput("--window: " + created.error().message);
+      window = std::move(*created);
     }
 
+    // Declared before the session: the device delivers GPU times until it is destroyed.
+    FrameTimes frameTimes;
+    replay::SessionOptions options{
+        .device = device_, .validate = validate_, .framesInFlight = framesInFlight_, .collectTimings = json_};
+    if (window) {
+      options.configureDevice = [&window](VulkanDeviceOptions& o) { window->attach(o); };
+      options.present = *target;
+    }
+    auto session = replay::ReplaySession::create(reader, options);
+    if (!session) throw BadInput(session.error().message);
+    replay::ReplaySession& s = **session;
+    auto* vulkan = dynamic_cast<VulkanDevice*>(&s.device());
+    if (vulkan && json_) frameTimes.attach(*vulkan);
+    const Nanoseconds decodeBeforeLoop = s.decodeTimes().cpu;  // the resources, read when the session started
+
+    struct Replayed {
+      uint64_t frame, loop, packets, executed, deviceFrame;
+      double wallMs;
+    };
+    std::vector<Replayed> replayedFrames;
     const uint64_t stop = stopAt_ ? *stopAt_ : UINT64_MAX;
     const bool wantImages = !out_.empty();
-    std::string frameJson;
-    uint64_t replayed = 0, written = 0;
+    uint64_t replayed = 0, written = 0, presented = 0;
+    bool closed = false;
     Progress progress("replay", (last - first + 1) * loop_);
     const auto start = Clock::now();
-    for (uint32_t pass = 0; pass < loop_; ++pass) {
+    const Nanoseconds threadCpu0 = cpuClock(CLOCK_THREAD_CPUTIME_ID);
+    const Nanoseconds processCpu0 = cpuClock(CLOCK_PROCESS_CPUTIME_ID);
+    for (uint32_t pass = 0; pass < loop_ && !closed; ++pass) {
       for (size_t i = first; i <= last; ++i) {
+        if (window) {
+          if (exerciseWindow_) {
+            window->exercise(replayed, kWindowWidth, kWindowHeight);
+            if (replayed == 40) window->requestClose();
+          }
+          window->poll();
+          if (window->shouldClose()) {
+            closed = true;
+            break;
+          }
+        }
         progress.step(replayed);
         const auto frameStart = Clock::now();
         auto result = s.replayFrame(i, stop, wantImages ? std::optional(*target) : std::nullopt);
         if (!result) throw BadInput(result.error().message);
         const double wall = std::chrono::duration<double>(Clock::now() - frameStart).count();
         ++replayed;
+        presented += result->presented;
         if (result->image && pass == 0) {
           const fs::path file = fs::path(out_) / ("frame_" + std::to_string(result->frame) + ".png");
           if (auto ok = image::writePng(file, *result->image); !ok) throw BadInput(ok.error().message);
           ++written;
         }
-        if (json_) {
-          JsonObject o;
-          o.add("frame", result->frame).add("loop", uint64_t{pass}).add("packets", result->packets);
-          o.add("executed", result->executed).add("wall_ms", wall * 1e3);
-          frameJson += (frameJson.empty() ? "" : ",") + o.str();
-        }
+        replayedFrames.push_back({result->frame, pass, result->packets, result->executed,
+                                  s.renderer().recordingFrame() - 1, wall * 1e3});
       }
     }
     s.renderer().flushAndWait();
+    const Nanoseconds threadCpu = cpuClock(CLOCK_THREAD_CPUTIME_ID) - threadCpu0;
+    const Nanoseconds processCpu = cpuClock(CLOCK_PROCESS_CPUTIME_ID) - processCpu0;
     progress.finish();
     const double total = std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -106,50 +216,112 @@ class ReplayCommand final : public Subcommand {
     for (const std::string& e : errors) std::fprintf(stderr, "device: %s\n", e.c_str());
     const auto mismatches = s.feeder().sortMismatches();
     for (const auto& m : mismatches) {
-      std::fprintf(stderr, "frame %" PRIu64 ": the sorted order differs from the recorded one (sort changed)\n", m.frame);
+      std::fprintf(stderr,
+                   "frame %" PRIu64 ": the sorted order differs from the recorded one (sort changed)\n",
+                   m.frame);
     }
     const DeviceInfo info = s.device().info();
+    const double fps = total > 0 ? static_cast<double>(replayed) / total : 0.0;
     if (json_) {
-      // Attach the render-thread times now that every frame is done.
+      const std::vector<FrameTimes::Frame> times = frameTimes.take();
+      const bool gpuTimestamps = vulkan && vulkan->gpuTimestamps();
+      auto gpuJson = [&](const FrameTimes::Frame& t) {
+        return gpuTimestamps && t.gpu ? jsonNumber(ms(*t.gpu)) : std::string("null");
+      };
+      // Every frame the render thread ran, and the render-thread CPU time of the whole replay.
       std::string perFrame;
-      {
-        std::lock_guard lock(timingMutex);
-        for (const auto& [frame, t] : timings) {
-          JsonObject o;
-          o.add("frame", frame).add("packets", t.packets);
-          o.add("sort_ms", std::chrono::duration<double, std::milli>(t.sort).count());
-          o.add("translate_ms", std::chrono::duration<double, std::milli>(t.translate).count());
-          o.add("submit_ms", std::chrono::duration<double, std::milli>(t.submit).count());
-          perFrame += (perFrame.empty() ? "" : ",") + o.str();
-        }
+      Nanoseconds renderThreadCpu{0};
+      for (const FrameTimes::Frame& t : times) {
+        JsonObject o;
+        o.add("frame", t.cpu.frame).add("packets", t.cpu.packets);
+        o.add("sort_ms", ms(t.cpu.sort))
+            .add("translate_ms", ms(t.cpu.translate))
+            .add("submit_ms", ms(t.cpu.submit));
+        o.add("cpu_ms", ms(t.cpu.frameCpu)).raw("gpu_ms", gpuJson(t));
+        perFrame += (perFrame.empty() ? "" : ",") + o.str();
+        renderThreadCpu += t.cpu.frameCpu;
       }
+      // The frames asked for, each matched with the render thread's frame it became (frames are matched
+      // in order: a number repeats after a restart).
+      std::string frameJson;
+      std::vector<double> cpuMs, gpuMs;
+      size_t cursor = 0;
+      for (const Replayed& r : replayedFrames) {
+        JsonObject o;
+        o.add("frame", r.frame).add("loop", r.loop).add("packets", r.packets);
+        o.add("executed", r.executed).add("wall_ms", r.wallMs);
+        size_t k = cursor;
+        while (k < times.size() && times[k].cpu.frame != r.deviceFrame) ++k;
+        if (k < times.size()) {
+          cursor = k + 1;
+          o.add("cpu_ms", ms(times[k].cpu.frameCpu)).raw("gpu_ms", gpuJson(times[k]));
+          cpuMs.push_back(ms(times[k].cpu.frameCpu));
+          if (gpuTimestamps && times[k].gpu) gpuMs.push_back(ms(*times[k].gpu));
+        } else {
+          o.raw("cpu_ms", "null").raw("gpu_ms", "null");
+        }
+        frameJson += (frameJson.empty() ? "" : ",") + o.str();
+      }
+      // Reading the trace (opening it, then TraceReader + FrameFeeder on this thread; thread CPU time)
+      // against all of reel's replay CPU: this thread's (opening the trace, reading the first resources,
+      // then the frame loop) plus the render thread's frames. Creating the device is setup, not replay.
+      // The driver's own threads (all of the rendering on lavapipe) are only in process_ms.
+      const replay::DecodeTimes& decode = s.decodeTimes();
+      const Nanoseconds decodeCpu = openCpu + decode.cpu;
+      const Nanoseconds replayThreadCpu = openCpu + decodeBeforeLoop + threadCpu;
+      const Nanoseconds replayCpu = replayThreadCpu + renderThreadCpu;
+      const Nanoseconds decodeInLoop = decode.cpu - decodeBeforeLoop;
+      JsonObject cpu;
+      cpu.add("decode_ms", ms(decodeCpu)).add("decode_wall_ms", ms(decode.wall)).add("open_ms", ms(openCpu));
+      cpu.add("read_ms", ms(decode.readCpu)).add("feed_ms", ms(decode.feedCpu));
+      cpu.add("replay_thread_ms", ms(replayThreadCpu)).add("render_thread_ms", ms(renderThreadCpu));
+      cpu.add("process_ms", ms(processCpu)).add("decode_in_loop_ms", ms(decodeInLoop));
+      cpu.add("decode_share_of_process", processCpu.count() > 0 ? ms(decodeInLoop) / ms(processCpu) : 0.0);
+
       JsonObject summary;
       summary.add("trace", path_).add("device", info.name).add("driver", info.driver);
-      summary.add("frames", replayed).add("seconds", total).add("fps", replayed / total);
+      summary.add("frames", replayed).add("seconds", total).add("fps", fps);
       summary.add("images_written", written).add("device_errors", uint64_t{errors.size()});
       summary.add("sort_mismatches", uint64_t{mismatches.size()});
+      if (window) summary.add("presented", presented).add("window_closed", closed);
+      summary.add("gpu_timestamps", gpuTimestamps);
+      summary.raw("cpu_ms", distributionJson(cpuMs));
+      summary.raw("gpu_ms", gpuTimestamps ? distributionJson(gpuMs) : "null");
+      summary.add("decode_ms", ms(decodeCpu));
+      summary.add("decode_share", replayCpu.count() > 0 ? ms(decodeCpu) / ms(replayCpu) : 0.0);
+      summary.raw("cpu_time", cpu.str());
       summary.raw("frames_replayed", "[" + frameJson + "]");
       summary.raw("render_thread", "[" + perFrame + "]");
       std::printf("%s\n", summary.str().c_str());
     } else {
-      std::printf("replayed %" PRIu64 " frame%s (%" PRIu64 "-%" PRIu64 ")%s on %s in %.1f ms (%.1f frames/s)\n", replayed,
-                  replayed == 1 ? "" : "s", reader.frameNumber(first), reader.frameNumber(last),
-                  loop_ > 1 ? (" x" + std::to_string(loop_)).c_str() : "", info.name.c_str(), total * 1e3,
-                  replayed / total);
+      std::printf(
+          "replayed %" PRIu64 " frame%s (%" PRIu64 "-%" PRIu64 ")%s on %s in %.1f ms (%.1f frames/s)\n",
+          replayed, replayed == 1 ? "" : "s", reader.frameNumber(first), reader.frameNumber(last),
+          loop_ > 1 ? (" x" + std::to_string(loop_)).c_str() : "", info.name.c_str(), total * 1e3, fps);
       if (written) std::printf("images: %s/frame_<n>.png (%" PRIu64 " written)\n", out_.c_str(), written);
+      if (window) {
+        const VulkanDeviceStats stats = vulkan ? vulkan->stats() : VulkanDeviceStats{};
+        std::printf("window: %" PRIu64 " frames presented, swapchain created %" PRIu64 " times%s\n",
+                    stats.presents, stats.swapchainRecreations,
+                    closed ? "; closed, so the replay stopped there" : "");
+      }
     }
     return errors.empty() ? kSuccess : kCheckFailed;
   }
 
  private:
+  static constexpr uint32_t kWindowWidth = 960, kWindowHeight = 540;
+
   std::string path_, frames_, out_, target_ = "last", device_;
   std::optional<uint64_t> stopAt_;
   uint32_t loop_ = 1, framesInFlight_ = 2;
-  bool validate_ = false, json_ = false;
+  bool validate_ = false, json_ = false, window_ = false, exerciseWindow_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeReplayCommand() { return std::make_unique<ReplayCommand>(); }
+std::unique_ptr<Subcommand> makeReplayCommand() {
+  return std::make_unique<ReplayCommand>();
+}
 
 }  // namespace reel::cli

@@ -1,6 +1,7 @@
 #include "reel/replay/session.h"
 
 #include <charconv>
+#include <ctime>
 
 #include "reel/image/texels.h"
 #include "reel/runtime/null_device.h"
@@ -13,6 +14,38 @@ bool parseNumber(std::string_view text, uint32_t& out) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
+
+std::chrono::nanoseconds threadCpuNow() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
+
+// Adds the CPU and wall time of its scope to `times` (when there is one), the CPU time also to `part`.
+class DecodeClock {
+ public:
+  DecodeClock(DecodeTimes* times, std::chrono::nanoseconds DecodeTimes::*part) : times_(times), part_(part) {
+    if (times_) {
+      cpu_ = threadCpuNow();
+      wall_ = std::chrono::steady_clock::now();
+    }
+  }
+  ~DecodeClock() {
+    if (!times_) return;
+    const std::chrono::nanoseconds cpu = threadCpuNow() - cpu_;
+    times_->cpu += cpu;
+    times_->*part_ += cpu;
+    times_->wall += std::chrono::steady_clock::now() - wall_;
+  }
+  DecodeClock(const DecodeClock&) = delete;
+  DecodeClock& operator=(const DecodeClock&) = delete;
+
+ private:
+  DecodeTimes* times_;
+  std::chrono::nanoseconds DecodeTimes::*part_;
+  std::chrono::nanoseconds cpu_{0};
+  std::chrono::steady_clock::time_point wall_{};
+};
 
 }  // namespace
 
@@ -30,7 +63,9 @@ Result<TargetChoice> parseTarget(std::string_view text) {
     return choice;
   };
   for (std::string_view prefix : {"rt:", "render_target#"}) {
-    if (text.starts_with(prefix)) return numbered(text.substr(prefix.size()), TargetChoice::Kind::RenderTarget);
+    if (text.starts_with(prefix)) {
+      return numbered(text.substr(prefix.size()), TargetChoice::Kind::RenderTarget);
+    }
   }
   for (std::string_view prefix : {"tex:", "texture#"}) {
     if (text.starts_with(prefix)) return numbered(text.substr(prefix.size()), TargetChoice::Kind::Texture);
@@ -38,7 +73,8 @@ Result<TargetChoice> parseTarget(std::string_view text) {
   return fail("--target '", text, "': expected last, rt:N[.A], render_target#N, tex:N or texture#N");
 }
 
-Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader& reader, const SessionOptions& options) {
+Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader& reader,
+                                                             const SessionOptions& options) {
   if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
     return fail("frames in flight must be 1 to ", kMaxFramesInFlight, ", not ", options.framesInFlight);
   }
@@ -52,6 +88,7 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader&
     vk.validate = options.validate;
     vk.framesInFlight = options.framesInFlight;
     vk.collectTimings = options.collectTimings;
+    if (options.configureDevice) options.configureDevice(vk);
     auto created = VulkanDevice::create(vk);
     if (!created) return created.error();
     device = std::move(created.value());
@@ -61,7 +98,8 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader&
   return session;
 }
 
-ReplaySession::ReplaySession(trace::TraceReader& reader, std::unique_ptr<Device> device, const SessionOptions& options)
+ReplaySession::ReplaySession(trace::TraceReader& reader, std::unique_ptr<Device> device,
+                             const SessionOptions& options)
     : reader_(reader), options_(options), device_(std::move(device)) {}
 
 ReplaySession::~ReplaySession() {
@@ -72,15 +110,27 @@ ReplaySession::~ReplaySession() {
 Result<void> ReplaySession::start() {
   if (reader_.frameCount() == 0) return fail(reader_.name(), ": the trace holds no frames");
   renderer_ = std::make_unique<Renderer>(
-      *device_, RendererConfig{.framesInFlight = options_.framesInFlight, .firstFrameNumber = reader_.frameNumber(0)});
+      *device_,
+      RendererConfig{.framesInFlight = options_.framesInFlight, .firstFrameNumber = reader_.frameNumber(0)});
   auto feeder = FrameFeeder::create(*renderer_, reader_.header(), options_.edit, options_.keyEdit);
   if (!feeder) return fail(reader_.name(), ": ", feeder.error().message);
   feeder_ = std::move(feeder.value());
-  auto resources = reader_.readResources();
-  if (!resources) return resources.error();
-  for (const auto& record : *resources) {
-    if (auto ok = feeder_->submitResources(record); !ok) return fail(reader_.name(), ": ", ok.error().message);
+  DecodeTimes* times = options_.collectTimings ? &decodeTimes_ : nullptr;
+  Result<std::vector<trace::ResourcesRecord>> resources = Error{};
+  {
+    DecodeClock clock(times, &DecodeTimes::readCpu);
+    resources = reader_.readResources();
+    if (!resources) return resources.error();
   }
+  {
+    DecodeClock clock(times, &DecodeTimes::feedCpu);
+    for (const auto& record : *resources) {
+      if (auto ok = feeder_->submitResources(record); !ok) {
+        return fail(reader_.name(), ": ", ok.error().message);
+      }
+    }
+  }
+  decodeTimes_.resources += resources->size();
   lastReplayed_.reset();
   return {};
 }
@@ -116,7 +166,9 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
         target = RenderTargetHandle::make(choice.index, generation);
       }
     }
-    if (target.isNull()) return fail("frame ", frame.number, ": render target #", choice.index, " is not alive");
+    if (target.isNull()) {
+      return fail("frame ", frame.number, ": render target #", choice.index, " is not alive");
+    }
   } else {
     // The render pass that ran last: the last BeginRenderPass at or before the stop.
     for (const OrderedKey& k : order.sorted) {
@@ -131,7 +183,9 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
         }
       });
     }
-    if (target.isNull()) return fail("frame ", frame.number, ": no render pass ran, so there is no target to read");
+    if (target.isNull()) {
+      return fail("frame ", frame.number, ": no render pass ran, so there is no target to read");
+    }
     attachment = 0;
   }
   const RenderTargetDesc* desc = feeder_->renderTarget(target);
@@ -141,15 +195,28 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
                 " color attachments, not ", attachment + 1);
   }
   const TextureHandle texture = desc->colors[attachment];
-  name = "render_target#" + std::to_string(target.index()) + " color " + std::to_string(attachment) + " (texture#" +
-         std::to_string(texture.index()) + ")";
+  name = "render_target#" + std::to_string(target.index()) + " color " + std::to_string(attachment) +
+         " (texture#" + std::to_string(texture.index()) + ")";
   return texture;
+}
+
+bool ReplaySession::present(const trace::FrameRecord& frame, const FrameOrder& order,
+                            uint64_t stopAfterPackets, const TargetChoice& choice) {
+  auto* vulkan = dynamic_cast<VulkanDevice*>(device_.get());
+  if (!vulkan || !vulkan->windowed()) return false;
+  std::string name;
+  auto texture = chooseTexture(frame, order, stopAfterPackets, choice, name);
+  if (!texture) return false;
+  // The frame about to be kicked; earlier frames may still be ending on the render thread.
+  vulkan->setPresentSource(*texture, renderer_->recordingFrame());
+  return true;
 }
 
 Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterPackets,
                                                std::optional<TargetChoice> readback) {
   if (index >= reader_.frameCount()) {
-    return fail(reader_.name(), ": frame index ", index, " is past the trace's ", reader_.frameCount(), " frames");
+    return fail(reader_.name(), ": frame index ", index, " is past the trace's ", reader_.frameCount(),
+                " frames");
   }
   if (lastReplayed_ && index <= *lastReplayed_) {
     if (auto ok = restart(); !ok) return ok.error();
@@ -157,9 +224,18 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
   const size_t from = lastReplayed_ ? *lastReplayed_ + 1 : 0;
   FrameResult result;
   for (size_t i = from; i <= index; ++i) {
-    auto frame = reader_.readFrame(i);
-    if (!frame) return frame.error();
-    if (auto ok = feeder_->submitFrame(*frame); !ok) return fail(reader_.name(), ": ", ok.error().message);
+    DecodeTimes* times = options_.collectTimings ? &decodeTimes_ : nullptr;
+    Result<trace::FrameRecord> frame = Error{};
+    {
+      DecodeClock clock(times, &DecodeTimes::readCpu);
+      frame = reader_.readFrame(i);
+      if (!frame) return frame.error();
+    }
+    {
+      DecodeClock clock(times, &DecodeTimes::feedCpu);
+      if (auto ok = feeder_->submitFrame(*frame); !ok) return fail(reader_.name(), ": ", ok.error().message);
+    }
+    ++decodeTimes_.frames;
     lastReplayed_ = i;
     if (i < index) {
       renderer_->kick();
@@ -175,12 +251,15 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
       if (!chosen) return chosen.error();
       texture = *chosen;
     }
+    if (options_.present) result.presented = present(*frame, order, stopAfterPackets, *options_.present);
     renderer_->kick({.stopAfterPackets = stopAfterPackets});
     if (texture) {
       const TextureDesc* desc = feeder_->texture(*texture);
       if (!desc) return fail("frame ", frame->number, ": texture #", texture->index(), " is not alive");
       auto texels = renderer_->withIdleDevice([&](Device& d) { return d.readTexture(*texture, 0); });
-      if (!texels) return fail("frame ", frame->number, ": reading back ", result.target, ": ", texels.error().message);
+      if (!texels) {
+        return fail("frame ", frame->number, ": reading back ", result.target, ": ", texels.error().message);
+      }
       auto image = image::fromTexels(desc->width, desc->height, desc->format, *texels);
       if (!image) return fail("frame ", frame->number, ": ", result.target, ": ", image.error().message);
       result.image = std::move(image.value());

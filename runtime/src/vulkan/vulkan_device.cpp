@@ -69,9 +69,21 @@ Result<void> VulkanDevice::init() {
   }
   timeline_ = vk::OwnedSemaphore(fns_, timeline);
 
+  // GPU times need a queue that writes timestamps; a device whose queue does not just has none.
+  uint32_t timestampBits = 0;
+  if (options_.collectTimings && limits_.timestampPeriod > 0.0f) {
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(context_->physical(), &count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(count);
+    vkGetPhysicalDeviceQueueFamilyProperties(context_->physical(), &count, families.data());
+    if (context_->queueFamily() < count) timestampBits = families[context_->queueFamily()].timestampValidBits;
+  }
+  gpuTimestamps_ = timestampBits > 0;
+
   for (uint32_t i = 0; i < options_.framesInFlight; ++i) {
     auto frame = std::make_unique<vk::FrameContext>(*fns_, *allocator_, context_->queueFamily());
     if (auto r = frame->init(); !r) return r.error();
+    if (auto r = frame->gpuTimer.init(*fns_, timestampBits, limits_.timestampPeriod); !r) return r.error();
     if (options_.createSurface) {
       auto binary = vk::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
       VkSemaphore acquired = VK_NULL_HANDLE;
@@ -126,12 +138,14 @@ Result<void> VulkanDevice::beginCommandBuffer() {
   auto cmd = ctx_->beginCommandBuffer();
   if (!cmd) return cmd.error();
   cmd_ = *cmd;
+  ctx_->gpuTimer.beginCommandBuffer(cmd_);
   invalidateRecorded();
   return {};
 }
 
 Result<uint64_t> VulkanDevice::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage, VkSemaphore signal) {
   VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
+  if (ctx_) ctx_->gpuTimer.endCommandBuffer(cmd);
   if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
     return vk::vkError("vkEndCommandBuffer", r);
   }
@@ -187,6 +201,7 @@ Result<void> VulkanDevice::flushMidFrame() {
   if (!serial) return serial.error();
   ctx_->serial = *serial;
   if (auto r = waitSerial(*serial); !r) return r;
+  ctx_->gpuTimer.collect();
   return beginCommandBuffer();
 }
 
@@ -211,7 +226,16 @@ void VulkanDevice::recycleAllFinished() {
     if (frame.get() != ctx_ && frame->serial <= completedSerial_) finished.push_back(frame.get());
   }
   std::sort(finished.begin(), finished.end(), [](auto* a, auto* b) { return a->serial < b->serial; });
-  for (vk::FrameContext* frame : finished) frame->recycle(*allocator_);
+  for (vk::FrameContext* frame : finished) {
+    deliverGpuTime(*frame);
+    frame->recycle(*allocator_);
+  }
+}
+
+void VulkanDevice::deliverGpuTime(vk::FrameContext& frame) {
+  std::optional<vk::GpuTimer::FrameTime> time = frame.gpuTimer.takeFrame();
+  if (!time || !gpuTimingCallback_) return;
+  gpuTimingCallback_(VulkanGpuTiming{time->frame, time->gpu, time->commandBuffers});
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -221,7 +245,7 @@ void VulkanDevice::beginFrame(uint64_t frame) {
   frame_ = frame;
   translating_ = false;
   framePackets_ = 0;
-  if (options_.collectTimings) sortStart_ = now();
+  if (options_.collectTimings) frameStart_ = sortStart_ = now();
   if (lost_) return;
   ctx_ = frames_[frame % frames_.size()].get();
   // The context was last used framesInFlight frames ago: usually long finished, so this does not block.
@@ -230,7 +254,9 @@ void VulkanDevice::beginFrame(uint64_t frame) {
     ctx_ = nullptr;
     return;
   }
+  deliverGpuTime(*ctx_);
   ctx_->recycle(*allocator_);
+  if (options_.collectTimings) ctx_->gpuTimer.startFrame(frame);
   if (auto r = beginCommandBuffer(); !r) {
     reportError("frame " + std::to_string(frame) + ": " + r.error().message);
     ctx_ = nullptr;
@@ -291,6 +317,7 @@ void VulkanDevice::endFrame(uint64_t frame) {
     timing.sortCpu = std::max(std::chrono::nanoseconds{0}, translateStart_.cpu - sortStart_.cpu);
     timing.translateCpu = std::max(std::chrono::nanoseconds{0}, endStart.cpu - translateStart_.cpu);
     timing.submitCpu = end.cpu - endStart.cpu;
+    timing.frameCpu = end.cpu - frameStart_.cpu;
     timingCallback_(timing);
   }
 }
@@ -314,6 +341,12 @@ void VulkanDevice::setPresentSource(TextureHandle texture) {
   presentSource_ = texture;
 }
 
+void VulkanDevice::setPresentSource(TextureHandle texture, uint64_t frame) {
+  if (!swapchain_) return;  // headless: nothing would ever take the entry
+  std::lock_guard lock(sharedMutex_);
+  framePresentSources_.emplace_back(frame, texture);
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Presentation: blit the present source into the acquired swapchain image, scaled to the window.
 
@@ -323,6 +356,14 @@ std::optional<uint32_t> VulkanDevice::recordPresent() {
   {
     std::lock_guard lock(sharedMutex_);
     source = presentSource_;
+    // Entries are in kick order: those of frames that ended (or were never kicked) go.
+    auto& sources = framePresentSources_;
+    size_t done = 0;
+    while (done < sources.size() && sources[done].first <= frame_) {
+      if (sources[done].first == frame_) source = sources[done].second;
+      ++done;
+    }
+    sources.erase(sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(done));
   }
   if (source.isNull()) return std::nullopt;
   auto* slot = textures_.find(source);

@@ -25,7 +25,8 @@
 // signals the device's timeline semaphore with a new serial. beginFrame waits only for the serial of the
 // context it is about to reuse (framesInFlight frames ago), then frees that context's garbage and delivers
 // its readbacks. No vkDeviceWaitIdle on the hot path; waitIdle() (Renderer::flushAndWait) waits for the
-// last serial.
+// last serial. With collectTimings, each context also brackets its command buffers with timestamp queries
+// (frame_context.h, GpuTimer), read back at that same recycling point, so GPU times never stall anything.
 //
 // Render passes: BeginRenderPass only records what to do; vkCmdBeginRendering happens at the pass's first
 // draw (or at EndRenderPass, so a clear with no draw still clears). Commands that cannot run inside a
@@ -50,6 +51,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "reel/runtime/command_bucket.h"
@@ -118,6 +120,20 @@ struct VulkanFrameTiming {
   std::chrono::nanoseconds sortCpu{0};
   std::chrono::nanoseconds translateCpu{0};
   std::chrono::nanoseconds submitCpu{0};
+  // The render thread's CPU time from beginFrame to the end of endFrame: the phases above plus applying
+  // the frame's resource requests and recycling its frame context (waiting for the GPU costs none).
+  std::chrono::nanoseconds frameCpu{0};
+};
+
+// The GPU time of one frame, when collectTimings is on and the queue writes timestamps (gpuTimestamps()):
+// the time between a timestamp at the start and one at the end of each command buffer the frame
+// submitted, summed (a frame flushed midway for a synchronous readback has several), converted with
+// timestampPeriod. It arrives after the frame's VulkanFrameTiming, once the GPU has finished the frame:
+// when its frame context is reused, framesInFlight frames later, or at waitIdle; always in frame order.
+struct VulkanGpuTiming {
+  uint64_t frame = 0;
+  std::optional<std::chrono::nanoseconds> gpu;  // nullopt: a submission failed or a query was not readable
+  uint32_t commandBuffers = 0;
 };
 
 class VulkanDevice final : public Device {
@@ -147,6 +163,10 @@ class VulkanDevice final : public Device {
   void requestReadback(TextureHandle texture, uint64_t frame, vk::ReadbackCallback callback);
   // Any thread: the texture each frame's end blits to the window (windowed path only; null: none).
   void setPresentSource(TextureHandle texture);
+  // Any thread: `texture` instead, at the end of frame `frame` only (a replay presents whichever target
+  // each frame chose). Ask before the frame is kicked, like requestReadback: the render thread may still
+  // be ending earlier frames, whose textures may differ.
+  void setPresentSource(TextureHandle texture, uint64_t frame);
   bool windowed() const {
     return swapchain_ != nullptr;
   }
@@ -156,6 +176,14 @@ class VulkanDevice final : public Device {
   void setTimingCallback(std::function<void(const VulkanFrameTiming&)> callback) {
     timingCallback_ = std::move(callback);
   }
+  // Render thread (or whichever thread calls waitIdle or destroys the device), once per frame that
+  // began, when collectTimings is on and gpuTimestamps(). Set before the first frame.
+  void setGpuTimingCallback(std::function<void(const VulkanGpuTiming&)> callback) {
+    gpuTimingCallback_ = std::move(callback);
+  }
+  // Whether GPU times are measured: collectTimings is on and the queue family writes timestamps
+  // (timestampValidBits > 0). False: no VulkanGpuTiming is ever delivered.
+  bool gpuTimestamps() const { return gpuTimestamps_; }
 
   // ---- native access, for benchmarks and interop (render thread, or while it is idle) ----
   const vk::Context& context() const {
@@ -192,6 +220,8 @@ class VulkanDevice final : public Device {
   void handleVkFailure(const char* call, VkResult result);
   void reportLost(const char* where);
   void recycleAllFinished();
+  // Hands the GPU time of the frame `frame` last recorded to the callback (its work is finished).
+  void deliverGpuTime(vk::FrameContext& frame);
 
   // ---- resources (resources.cpp) ----
   // Every resource request runs inside a frame; the sort is timed from the end of the last one.
@@ -354,17 +384,20 @@ class VulkanDevice final : public Device {
   };
   std::vector<ReadbackRequest> readbackRequests_;
   TextureHandle presentSource_;
+  std::vector<std::pair<uint64_t, TextureHandle>> framePresentSources_;  // (frame, texture), kick order
   VulkanDeviceStats statsSnapshot_;
 
   VulkanDeviceStats stats_;  // render thread
   std::function<void(const VulkanFrameTiming&)> timingCallback_;
+  std::function<void(const VulkanGpuTiming&)> gpuTimingCallback_;
+  bool gpuTimestamps_ = false;
   using Clock = std::chrono::steady_clock;
   struct Stamp {
     Clock::time_point wall;
     std::chrono::nanoseconds cpu{0};  // this thread's CPU time
   };
   static Stamp now();
-  Stamp sortStart_{}, translateStart_{};
+  Stamp frameStart_{}, sortStart_{}, translateStart_{};
   uint64_t framePackets_ = 0;
 };
 
