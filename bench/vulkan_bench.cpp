@@ -11,9 +11,10 @@
 // records the direct loop into a command buffer of its own, which is never submitted (recording is what
 // is compared). The direct loop runs on a thread of its own, as translation runs on the render thread:
 // lavapipe allocates per recorded command, and glibc's main-thread heap behaves differently from the heap
-// of other threads (it was 10x slower here at 100,000 draws), which would skew the comparison. Times come from VulkanDevice's per-frame timings (collectTimings). The counters are the
-// threads' CPU time (CLOCK_THREAD_CPUTIME_ID), which a busy machine does not inflate the way it inflates
-// wall time; *_wall_us counters give wall time too.
+// of other threads (it was 10x slower here at 100,000 draws), which would skew the comparison. Times come
+// from VulkanDevice's per-frame timings (collectTimings). The counters are the threads' CPU time
+// (CLOCK_THREAD_CPUTIME_ID), which a busy machine does not inflate the way it inflates wall time; *_wall_us
+// counters give wall time too.
 
 #include <benchmark/benchmark.h>
 
@@ -238,6 +239,7 @@ class DirectLoop {
       if (d.pipeline != pipeline) {
         pipeline = d.pipeline;
         fns_.t.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines_[pipeline]);
+        ++calls.pipelineBinds;
       }
       if (d.texture != texture) {
         texture = d.texture;
@@ -249,10 +251,16 @@ class DirectLoop {
         write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
         write.pImageInfo = &image;
         fns_.t.vkCmdPushDescriptorSetKHR(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, layout_, 0, 1, &write);
+        ++calls.descriptorPushes;
       }
       fns_.t.vkCmdPushConstants(cmd_, layout_, vk::binding::kStages, 0, sizeof d.push, &d.push);
       fns_.t.vkCmdDraw(cmd_, 6, 1, 0, 0);
     }
+    calls.pushConstantCalls += draws_.size();
+    calls.draws += draws_.size();
+    calls.barriers += 2;
+    calls.renderPasses += 1;
+    ++calls.frames;
     fns_.t.vkCmdEndRendering(cmd_);
     fns_.t.vkEndCommandBuffer(cmd_);
     const auto elapsed = threadCpu() - start;
@@ -261,6 +269,9 @@ class DirectLoop {
   }
 
   uint32_t count() const { return count_; }
+
+  // The Vulkan calls recorded, counted as VulkanDeviceStats counts the device's (compared side by side).
+  VulkanDeviceStats calls;
 
  private:
   const vk::DeviceFns& fns_;
@@ -330,10 +341,26 @@ void BM_StressRenderThread(benchmark::State& state) {
   state.counters["direct_us"] = directNs / frames / 1e3;
   state.counters["direct_ns_per_draw"] = directNs / frames / double(direct.count());
   state.counters["translate_over_direct"] = totals.translate / directNs;
+  // Vulkan calls per frame, the device's (vk_*) next to the direct loop's (direct_*): translation may be
+  // compared with the direct loop only while both record the same work.
   const VulkanDeviceStats s = bench.device().stats();
-  state.counters["vk_pipeline_binds_per_frame"] = double(s.pipelineBinds) / double(s.frames);
-  state.counters["vk_descriptor_pushes_per_frame"] = double(s.descriptorPushes) / double(s.frames);
-  state.counters["redundant_binds_skipped_per_frame"] = double(s.redundantBindsSkipped) / double(s.frames);
+  const VulkanDeviceStats& d = direct.calls;
+  auto perFrame = [](uint64_t n, uint64_t f) { return double(n) / double(f); };
+  state.counters["vk_draws_per_frame"] = perFrame(s.draws, s.frames);
+  state.counters["vk_pipeline_binds_per_frame"] = perFrame(s.pipelineBinds, s.frames);
+  state.counters["vk_descriptor_pushes_per_frame"] = perFrame(s.descriptorPushes, s.frames);
+  state.counters["vk_push_constants_per_frame"] = perFrame(s.pushConstantCalls, s.frames);
+  state.counters["vk_vertex_index_binds_per_frame"] =
+      perFrame(s.vertexBufferBinds + s.indexBufferBinds, s.frames);
+  state.counters["vk_barriers_per_frame"] = perFrame(s.barriers, s.frames);
+  state.counters["vk_render_passes_per_frame"] = perFrame(s.renderPasses, s.frames);
+  state.counters["direct_draws_per_frame"] = perFrame(d.draws, d.frames);
+  state.counters["direct_pipeline_binds_per_frame"] = perFrame(d.pipelineBinds, d.frames);
+  state.counters["direct_descriptor_pushes_per_frame"] = perFrame(d.descriptorPushes, d.frames);
+  state.counters["direct_push_constants_per_frame"] = perFrame(d.pushConstantCalls, d.frames);
+  state.counters["direct_barriers_per_frame"] = perFrame(d.barriers, d.frames);
+  state.counters["direct_render_passes_per_frame"] = perFrame(d.renderPasses, d.frames);
+  state.counters["redundant_binds_skipped_per_frame"] = perFrame(s.redundantBindsSkipped, s.frames);
   state.SetLabel(bench.device().info().name);
 }
 BENCHMARK(BM_StressRenderThread)

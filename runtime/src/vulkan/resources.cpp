@@ -466,6 +466,7 @@ void VulkanDevice::execute(const cmd::CreatePipeline& p, const PacketContext&) {
   auto pipeline = std::make_unique<vk::Pipeline>();
   pipeline->object = std::move(*object);
   pipeline->bindings = bindings;
+  pipeline->settles = bindings | (d.attributeCount > 0 ? vk::Pipeline::kSettlesVertices : 0);
   pipelineRecords_.insert(p.pipeline, std::move(pipeline));
 }
 

@@ -106,6 +106,7 @@ void VulkanDevice::resetBindings() {
   bound_ = Bound{};
   pass_ = Pass{};
   dirty_ = kCheckGraphics | kCheckCompute;
+  graphicsSettled_ = 0;
   descriptorDirty_[0] = descriptorDirty_[1] = 0;
   debugLabels_ = 0;
 }
@@ -299,9 +300,14 @@ void VulkanDevice::execute(const cmd::BindPipeline& p, const PacketContext& c) {
     return;
   }
   slot = pipeline;
-  // A new pipeline may read other bindings: settle them at the next draw or dispatch.
-  dirty_ |= pipeline->compute() ? (kDirtyComputePipeline | kCheckCompute)
-                                : (kDirtyGraphicsPipeline | kCheckGraphics);
+  if (pipeline->compute()) {
+    dirty_ |= kDirtyComputePipeline | kCheckCompute;
+    return;
+  }
+  dirty_ |= kDirtyGraphicsPipeline;
+  // A pipeline that reads bindings (or vertices) the last check did not cover needs a new check; one that
+  // reads no more than that does not: whatever was re-bound or written since then asked for its own check.
+  if (pipeline->settles & ~graphicsSettled_) dirty_ |= kCheckGraphics;
 }
 
 void VulkanDevice::execute(const cmd::BindVertexBuffer& p, const PacketContext& c) {
@@ -513,7 +519,7 @@ bool VulkanDevice::settleBound(bool graphics, CommandType command, const PacketC
     if (b && !vk::isSettled(b->sync, readUse(b->reads), false)) barriers_.use(*b, readUse(b->reads));
   };
   if (graphics) {
-    if (pipeline->desc().attributeCount > 0) {
+    if (pipeline->settles & vk::Pipeline::kSettlesVertices) {
       for (vk::Buffer* b : bound_.vertex) settle(b);
     }
     settle(bound_.index);
@@ -556,7 +562,7 @@ bool VulkanDevice::prepareDraw(CommandType command, const PacketContext& context
     reportPacket(command, context, "no graphics pipeline is bound");
     return false;
   }
-  if ((dirty_ & kDirtyGraphicsPipeline) || pipelineCheckedPass_ != pass_.serial) {
+  if (pipeline->formatCheckedPass != pass_.serial) {
     // The pipeline's attachment formats must be the pass's (dynamic rendering checks nothing itself).
     const PipelineDesc& d = pipeline->desc();
     bool match = d.colorCount == pass_.colorCount &&
@@ -569,7 +575,7 @@ bool VulkanDevice::prepareDraw(CommandType command, const PacketContext& context
                    "the bound pipeline's attachment formats differ from the render target's");
       return false;
     }
-    pipelineCheckedPass_ = pass_.serial;
+    pipeline->formatCheckedPass = pass_.serial;
   }
   if (const uint32_t missing = pipeline->bindings & ~bound_.descriptorMask) {
     reportPacket(command, context,
@@ -577,7 +583,7 @@ bool VulkanDevice::prepareDraw(CommandType command, const PacketContext& context
                      ", which nothing is bound to");
     return false;
   }
-  if (pipeline->desc().attributeCount > 0 && !bound_.vertex[0]) {
+  if ((pipeline->settles & vk::Pipeline::kSettlesVertices) && !bound_.vertex[0]) {
     reportPacket(command, context, "the pipeline reads vertices but no vertex buffer is bound to slot 0");
     return false;
   }
@@ -585,6 +591,7 @@ bool VulkanDevice::prepareDraw(CommandType command, const PacketContext& context
     if (!settleBound(true, command, context)) return false;
     dirty_ &= ~kCheckGraphics;
     checkedEpoch_[0] = writeEpoch_;
+    graphicsSettled_ = pipeline->settles;
   }
   if (!barriers_.empty() && pass_.rendering) suspendRendering();
   if (!pass_.rendering) {

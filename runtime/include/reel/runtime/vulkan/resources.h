@@ -75,8 +75,14 @@ struct PipelineObject {
   bool compute = false;
 };
 struct Pipeline final : Retired {
+  static constexpr uint32_t kSettlesVertices = 1u << 31;  // above every descriptor binding bit
+
   std::shared_ptr<const PipelineObject> object;
   uint32_t bindings = 0;  // descriptor bindings its shaders declare: each must be bound at a draw
+  // What a draw with it settles (barriers.h): `bindings`, plus kSettlesVertices when it reads vertex
+  // buffers. A pipeline change that settles nothing new needs no new check of the bound resources.
+  uint32_t settles = 0;
+  uint64_t formatCheckedPass = 0;  // render pass serial its attachment formats last matched
   VkPipeline get() const { return object->pipeline.get(); }
   bool compute() const { return object->compute; }
   const PipelineDesc& desc() const { return object->desc; }

@@ -372,7 +372,7 @@ class VulkanDevice final : public Device {
   uint32_t dirty_ = 0;
   uint32_t descriptorDirty_[2] = {};  // per bind point (graphics, compute): bindings to push
   uint64_t checkedEpoch_[2] = {};     // writeEpoch_ at the last check of each bind point's resources
-  uint64_t pipelineCheckedPass_ = 0;  // pass serial the bound graphics pipeline was checked against
+  uint32_t graphicsSettled_ = 0;      // vk::Pipeline::settles of the last graphics check (settleBound)
   uint32_t debugLabels_ = 0;          // open DebugMarkerBegin labels in this command buffer
 
   // ---- shared with other threads ----
