@@ -53,7 +53,7 @@ bool VulkanDevice::beginRequest() {
 
 #define REEL_REQUEST()         \
   if (!beginRequest()) return; \
-  const RequestScope requestScope{*this}
+  const RequestScope requestScope = {*this}
 
 bool VulkanDevice::formatSupports(VkFormat format, VkFormatFeatureFlags features) {
   VkFormatProperties properties;
