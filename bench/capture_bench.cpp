@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "reel/capture/capture.h"
+#include "reel/replay/frame_feeder.h"
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/renderer.h"
 #include "reel/schema/messages.h"
@@ -491,6 +493,115 @@ void BM_ReaderFrames(benchmark::State& state) {
   std::filesystem::remove(path);
 }
 BENCHMARK(BM_ReaderFrames)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+// A capture of 32 stress frames (in chunks of 8 frames), written once for the replay benchmarks below;
+// REEL_BENCH_TRACE=T.reel measures T instead (e.g. a `reel-sample --scene stress` capture).
+const std::string& stressTrace() {
+  static const std::string path = [] {
+    if (const char* given = std::getenv("REEL_BENCH_TRACE")) return std::string(given);
+    constexpr int kFrames = 32;
+    std::string p = tempPath("replay.reel");
+    TimedDevice device;
+    Renderer renderer(device);
+    StressScene scene(renderer);
+    auto capture = std::move(capture::Capture::start(renderer, captureOptions(p)).value());
+    for (int f = 0; f < kFrames; ++f) {
+      scene.record(renderer.recordingFrame());
+      renderer.kick();
+    }
+    (void)capture->finish();
+    return p;
+  }();
+  return path;
+}
+
+// What a replay costs its replay thread per frame (issue 5: `decode_share` of `reel replay --json`):
+// TraceReader::readFrame into one reused record (decompress when the frame starts a chunk, verify,
+// decode) and FrameFeeder::submitFrame (refill the buckets), frame after frame in a loop over the trace,
+// each frame then kicked to a NullDevice renderer. Thread CPU time of the replay thread only: the render
+// thread's sort and translate run beside it and are not counted.
+void BM_ReplayReadFeed(benchmark::State& state) {
+  auto reader = trace::TraceReader::open(stressTrace());
+  if (!reader) {
+    state.SkipWithError(reader.error().message.c_str());
+    return;
+  }
+  NullDevice device(false);
+  Renderer renderer(device);
+  auto feeder = replay::FrameFeeder::create(renderer, reader->header());
+  if (!feeder) {
+    state.SkipWithError(feeder.error().message.c_str());
+    return;
+  }
+  if (auto resources = reader->readResources(); resources) {
+    for (const auto& r : *resources) (void)(*feeder)->submitResources(r);
+  }
+  renderer.kick();
+  trace::FrameRecord record;
+  uint64_t frames = 0, packets = 0, readNs = 0, feedNs = 0;
+  size_t next = 0;
+  for (auto _ : state) {
+    const uint64_t t0 = threadCpuNs();
+    if (auto ok = reader->readFrame(next, record); !ok) {
+      state.SkipWithError(ok.error().message.c_str());
+      return;
+    }
+    const uint64_t t1 = threadCpuNs();
+    if (auto ok = (*feeder)->submitFrame(record); !ok) {
+      state.SkipWithError(ok.error().message.c_str());
+      return;
+    }
+    const uint64_t t2 = threadCpuNs();
+    renderer.kick();
+    readNs += t1 - t0;
+    feedNs += t2 - t1;
+    packets += record.packetCount();
+    ++frames;
+    // Frame 0 created the resources (the capture started with the app): later passes skip it.
+    next = next + 1 < reader->frameCount() ? next + 1 : 1;
+  }
+  renderer.flushAndWait();
+  state.counters["read_ms_per_frame"] = double(readNs) / 1e6 / double(frames);
+  state.counters["feed_ms_per_frame"] = double(feedNs) / 1e6 / double(frames);
+  state.counters["ns_per_packet"] = double(readNs + feedNs) / double(packets);
+  state.counters["packets_per_frame"] = double(packets) / double(frames);
+}
+BENCHMARK(BM_ReplayReadFeed)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// The floor under readFrame: zstd alone decompressing (and checking the content checksum of) the same
+// chunks into one reused buffer, like `zstd -b` on them. Per frame: a chunk's time over its frames.
+void BM_ZstdFloor(benchmark::State& state) {
+  std::ifstream in(stressTrace(), std::ios::binary);
+  const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto reader = trace::TraceReader::open(stressTrace());
+  if (!reader) {
+    state.SkipWithError(reader.error().message.c_str());
+    return;
+  }
+  ZSTD_DCtx* dctx = ZSTD_createDCtx();
+  std::vector<uint8_t> out;
+  uint64_t rawBytes = 0, cpuNs = 0, passes = 0;
+  for (auto _ : state) {
+    const uint64_t t0 = threadCpuNs();
+    for (const trace::ChunkInfo& c : reader->chunks()) {
+      if (out.size() < c.rawSize) out.resize(c.rawSize);
+      const size_t n =
+          ZSTD_decompressDCtx(dctx, out.data(), out.size(), file.data() + c.offset, c.compressedSize);
+      if (ZSTD_isError(n)) {
+        state.SkipWithError(ZSTD_getErrorName(n));
+        ZSTD_freeDCtx(dctx);
+        return;
+      }
+      rawBytes += n;
+    }
+    cpuNs += threadCpuNs() - t0;
+    ++passes;
+  }
+  ZSTD_freeDCtx(dctx);
+  state.counters["ms_per_frame"] = double(cpuNs) / 1e6 / double(passes * reader->frameCount());
+  state.counters["decompress_MB_per_cpu_s"] = double(rawBytes) / 1e6 / (double(cpuNs) / 1e9);
+}
+BENCHMARK(BM_ZstdFloor)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 }  // namespace
 }  // namespace reel

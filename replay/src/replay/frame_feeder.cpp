@@ -15,15 +15,17 @@ Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, con
     const CommandInfo* ours = findCommand(command.name);
     // A command this build lacks, or has with another layout, stays unmapped: a frame that uses it
     // fails with a message naming it; the others replay.
-    if (ours && ours->layoutHash == command.layoutHash && ours->size == command.size) map[command.id] = ours->type;
+    if (ours && ours->layoutHash == command.layoutHash && ours->size == command.size)
+      map[command.id] = ours->type;
   }
-  auto feeder = std::unique_ptr<FrameFeeder>(new FrameFeeder(renderer, header, std::move(map), std::move(edit), std::move(keyEdit)));
+  auto feeder = std::unique_ptr<FrameFeeder>(
+      new FrameFeeder(renderer, header, std::move(map), std::move(edit), std::move(keyEdit)));
   renderer.setObserver(feeder.get());
   return feeder;
 }
 
-FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, std::vector<CommandType> commandMap,
-                         PacketEdit edit, KeyEdit keyEdit)
+FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header,
+                         std::vector<CommandType> commandMap, PacketEdit edit, KeyEdit keyEdit)
     : renderer_(renderer),
       header_(header),
       edit_(std::move(edit)),
@@ -44,7 +46,8 @@ FrameFeeder::~FrameFeeder() {
 }
 
 Result<CommandType> FrameFeeder::mapCommand(uint32_t traceId) const {
-  if (traceId >= commandMap_.size()) return fail("command id ", traceId, " is not in the header's command table");
+  if (traceId >= commandMap_.size())
+    return fail("command id ", traceId, " is not in the header's command table");
   if (commandMap_[traceId] == CommandType::Count) {
     const trace::CommandDesc* desc = header_.command(static_cast<uint16_t>(traceId));
     return fail("command ", desc ? std::string(desc->name) : std::to_string(traceId),
@@ -53,7 +56,9 @@ Result<CommandType> FrameFeeder::mapCommand(uint32_t traceId) const {
   return commandMap_[traceId];
 }
 
-const char* FrameFeeder::intern(std::string_view s) { return strings_.emplace(s).first->c_str(); }
+const char* FrameFeeder::intern(std::string_view s) {
+  return strings_.emplace(s).first->c_str();
+}
 
 Result<void> FrameFeeder::submitResources(const trace::ResourcesRecord& resources) {
   ResourceContext& context = renderer_.resources();
@@ -128,53 +133,65 @@ CommandBucketBase& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
       }
     }
     std::string name = isThis ? std::string(bucket.name) : "(bucket " + std::to_string(buckets_.size()) + ")";
-    buckets_.push_back(&renderer_.adoptBucket(
-        std::make_unique<RecordedBucket>(std::move(name), std::move(keyType), std::move(fields), std::move(names))));
+    buckets_.push_back(&renderer_.adoptBucket(std::make_unique<RecordedBucket>(
+        std::move(name), std::move(keyType), std::move(fields), std::move(names))));
   }
   return *buckets_[bucket.index];
 }
 
-Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t bucketIndex, uint64_t frame) {
+Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t bucketIndex,
+                                       uint64_t frame) {
   CommandBucketBase& target = bucketFor(bucket);
-  std::vector<PacketHeader*> sharedPackets(bucket.bodyCount(), nullptr);
-  for (size_t k = 0; k < bucket.keyCount(); ++k) {
+  // Scratch kept from bucket to bucket and frame to frame: nothing here allocates per packet.
+  sharedPackets_.assign(bucket.bodyCount(), nullptr);
+#if REEL_ENABLE_TAGS
+  // A bucket has a few distinct tags and many tagged packets: intern each tag's strings once.
+  const std::span<const trace::TagView> tags = bucket.tags();
+  tagLocations_.clear();
+  for (const trace::TagView& tag : tags)
+    tagLocations_.push_back(SourceLocation{intern(tag.file), intern(tag.function), tag.line});
+#endif
+  uint16_t failedType = 0;
+  bool failed = false;
+  for (size_t k = 0; k < bucket.keyCount() && !failed; ++k) {
     PacketHeader* previous = nullptr;
-    Result<void> status;
     const uint64_t key = keyEdit_ ? keyEdit_(frame, bucket.name, bucket.key(k)) : bucket.key(k);
     uint64_t position = sortedStart_.empty() ? UINT64_MAX : sortedStart_[bucketIndex][k];
-    bucket.forEachInChain(k, [&](const trace::PacketRecord& record) {
-      if (!status) return;
-      auto type = mapCommand(record.type);
-      if (!type) {
-        status = fail("frame ", frame, ", bucket '", std::string(bucket.name), "': ", type.error().message);
+    bucket.forEachInChain(k, [&](const trace::PacketRecord& packet) {
+      if (failed) return;
+      const CommandType type =
+          packet.type < commandMap_.size() ? commandMap_[packet.type] : CommandType::Count;
+      if (type == CommandType::Count) {
+        failed = true;
+        failedType = packet.type;
         return;
       }
-      trace::PacketRecord packet = record;
+      std::span<const std::byte> payload = packet.payload;
       // A shared packet is recorded once, with the edit for its first position.
-      if (edit_ && !(packet.shared && sharedPackets[packet.body])) packet.payload = edited(frame, position, *type, packet.payload);
+      if (edit_ && !(packet.shared && sharedPackets_[packet.body]))
+        payload = edited(frame, position, type, payload);
       ++position;
       PacketHeader* header;
       if (packet.shared) {
         // A shared packet is recorded once and referenced by each key that names it (always a chain's head).
-        if (!sharedPackets[packet.body]) {
-          sharedPackets[packet.body] = &target.createSharedBytes(*type, packet.payload, packet.aux);
+        if (!sharedPackets_[packet.body]) {
+          sharedPackets_[packet.body] = &target.createSharedBytes(type, payload, packet.aux);
         }
-        header = &target.addSharedBytes(key, *sharedPackets[packet.body]);
+        header = &target.addSharedBytes(key, *sharedPackets_[packet.body]);
       } else if (!previous) {
-        header = &target.addBytes(key, *type, packet.payload, packet.aux);
+        header = &target.addBytes(key, type, payload, packet.aux);
       } else {
-        header = &target.appendBytes(*previous, *type, packet.payload, packet.aux);
+        header = &target.appendBytes(*previous, type, payload, packet.aux);
       }
 #if REEL_ENABLE_TAGS
-      if (packet.tag) {
-        target.tagBytes(*header,
-                        SourceLocation{intern(packet.tag->file), intern(packet.tag->function), packet.tag->line},
-                        packet.tag->message);
-      }
+      if (packet.tag) target.tagBytes(*header, tagLocations_[packet.tag - tags.data()], packet.tag->message);
 #endif
       previous = header;
     });
-    if (!status) return status;
+  }
+  if (failed) {
+    return fail("frame ", frame, ", bucket '", std::string(bucket.name),
+                "': ", mapCommand(failedType).error().message);
   }
   return {};
 }
@@ -183,12 +200,12 @@ namespace {
 // The resource kind a create or destroy request is about, and whether it creates.
 bool resourceRequest(CommandType type, ResourceKind& kind, bool& creates) {
   switch (type) {
-#define REEL_KIND(Kind)                              \
-  case CommandType::Create##Kind:                    \
-    kind = ResourceKind::Kind, creates = true;       \
-    return true;                                     \
-  case CommandType::Destroy##Kind:                   \
-    kind = ResourceKind::Kind, creates = false;      \
+#define REEL_KIND(Kind)                         \
+  case CommandType::Create##Kind:               \
+    kind = ResourceKind::Kind, creates = true;  \
+    return true;                                \
+  case CommandType::Destroy##Kind:              \
+    kind = ResourceKind::Kind, creates = false; \
     return true;
     REEL_KIND(Buffer)
     REEL_KIND(Texture)
@@ -197,7 +214,8 @@ bool resourceRequest(CommandType type, ResourceKind& kind, bool& creates) {
     REEL_KIND(Pipeline)
     REEL_KIND(RenderTarget)
 #undef REEL_KIND
-    default: return false;
+    default:
+      return false;
   }
 }
 }  // namespace
@@ -236,13 +254,26 @@ void FrameFeeder::destroyAll() {
                                   ResourceKind::Sampler, ResourceKind::Texture, ResourceKind::Buffer}) {
     for (const uint32_t handle : live_[static_cast<size_t>(kind)]) {
       switch (kind) {
-        case ResourceKind::Buffer: context.destroy(BufferHandle{handle}); break;
-        case ResourceKind::Texture: context.destroy(TextureHandle{handle}); break;
-        case ResourceKind::Sampler: context.destroy(SamplerHandle{handle}); break;
-        case ResourceKind::Shader: context.destroy(ShaderHandle{handle}); break;
-        case ResourceKind::Pipeline: context.destroy(PipelineHandle{handle}); break;
-        case ResourceKind::RenderTarget: context.destroy(RenderTargetHandle{handle}); break;
-        case ResourceKind::Count: break;
+        case ResourceKind::Buffer:
+          context.destroy(BufferHandle{handle});
+          break;
+        case ResourceKind::Texture:
+          context.destroy(TextureHandle{handle});
+          break;
+        case ResourceKind::Sampler:
+          context.destroy(SamplerHandle{handle});
+          break;
+        case ResourceKind::Shader:
+          context.destroy(ShaderHandle{handle});
+          break;
+        case ResourceKind::Pipeline:
+          context.destroy(PipelineHandle{handle});
+          break;
+        case ResourceKind::RenderTarget:
+          context.destroy(RenderTargetHandle{handle});
+          break;
+        case ResourceKind::Count:
+          break;
       }
     }
     live_[static_cast<size_t>(kind)].clear();

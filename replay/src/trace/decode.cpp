@@ -252,8 +252,7 @@ Result<void> addKeyLayouts(TraceHeader& header, const fb::KeyLayouts& layouts) {
   return {};
 }
 
-Result<BucketRecord> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header) {
-  BucketRecord out;
+Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, BucketRecord& out) {
   out.index = b.index();
   out.name = view(b.name());
   out.keyType = view(b.key_type());
@@ -268,7 +267,7 @@ Result<BucketRecord> Decoder::bucket(const fb::Bucket& b, const TraceHeader& hea
   out.linkBody_ = span4(b.link_body());
   out.linkTag_ = span4(b.link_tag());
   out.bodyType_ = span4(b.body_type());
-  const auto bodyAuxSize = span4(b.body_aux_size());
+  out.bodyAuxSize_ = span4(b.body_aux_size());
   const auto sharedBodies = span4(b.shared_bodies());
   const auto payloadColumn = bytesOf(b.payload());
   const auto auxColumn = bytesOf(b.aux());
@@ -287,32 +286,32 @@ Result<BucketRecord> Decoder::bucket(const fb::Bucket& b, const TraceHeader& hea
   if (link != links) return fail("chains hold ", link, " links, but there are ", links);
   if (!out.linkTag_.empty() && out.linkTag_.size() != links)
     return fail(links, " links but ", out.linkTag_.size(), " link tags");
-  if (bodyAuxSize.size() != bodies) return fail(bodies, " bodies but ", bodyAuxSize.size(), " aux sizes");
+  if (out.bodyAuxSize_.size() != bodies)
+    return fail(bodies, " bodies but ", out.bodyAuxSize_.size(), " aux sizes");
   for (size_t l = 0; l < links; ++l) {
     if (out.linkBody_[l] >= bodies) return fail("link ", l, " names body ", out.linkBody_[l], " of ", bodies);
   }
 
-  out.bodyPayload_.resize(bodies + 1);
-  out.bodyAux_.resize(bodies + 1);
-  schema::ColumnGroups payloadGroups, auxGroups;
+  // Command sizes by id (0: not in the table; a command's size is never 0): one load per body.
+  out.typeSize_.resize(header.commands.size());
+  for (size_t c = 0; c < header.commands.size(); ++c) out.typeSize_[c] = header.commands[c].size;
+  payloadGroups.clear();
+  auxGroups.clear();
   uint64_t payload = 0, aux = 0;
   for (size_t i = 0; i < bodies; ++i) {
-    const CommandDesc* command = header.command(out.bodyType_[i]);
-    if (!command)
-      return fail("body ", i, " has command id ", out.bodyType_[i], ", not in the trace's command table");
-    out.bodyPayload_[i] = static_cast<uint32_t>(payload);
-    out.bodyAux_[i] = static_cast<uint32_t>(aux);
-    payload += command->size;
-    aux += bodyAuxSize[i];
+    const uint16_t type = out.bodyType_[i];
+    const uint32_t size = type < out.typeSize_.size() ? out.typeSize_[type] : 0;
+    if (size == 0) return fail("body ", i, " has command id ", type, ", not in the trace's command table");
+    const uint32_t auxSize = out.bodyAuxSize_[i];
+    payload += size;
+    aux += auxSize;
     if (payload > payloadColumn.size())
       return fail("payloads of bodies 0..", i, " need ", payload, " bytes, there are ", payloadColumn.size());
     if (aux > auxColumn.size())
       return fail("aux data of bodies 0..", i, " needs ", aux, " bytes, there are ", auxColumn.size());
-    payloadGroups.add(out.bodyType_[i], command->size);
-    auxGroups.add(uint64_t{out.bodyType_[i]} << 32 | bodyAuxSize[i], bodyAuxSize[i]);
+    payloadGroups.add(type, size);
+    auxGroups.add(uint64_t{type} << 32 | auxSize, auxSize);
   }
-  out.bodyPayload_[bodies] = static_cast<uint32_t>(payload);
-  out.bodyAux_[bodies] = static_cast<uint32_t>(aux);
   payloadGroups.finish();
   auxGroups.finish();
   if (payload != payloadColumn.size() || payloadGroups.totalBytes() != payload) {
@@ -320,14 +319,22 @@ Result<BucketRecord> Decoder::bucket(const fb::Bucket& b, const TraceHeader& hea
   }
   if (aux != auxColumn.size() || auxGroups.totalBytes() != aux)
     return fail("aux data needs ", aux, " bytes, there are ", auxColumn.size());
+  // Groups unshuffled whole, in place: each body's bytes are where its group and index put them, so
+  // nothing is moved a second time into body order.
   out.payload_.resize(payload);
-  payloadGroups.gather(reinterpret_cast<const uint8_t*>(payloadColumn.data()), out.bodyPayload_.data(),
-                       reinterpret_cast<uint8_t*>(out.payload_.data()));
+  payloadGroups.gatherGroups(reinterpret_cast<const uint8_t*>(payloadColumn.data()),
+                             reinterpret_cast<uint8_t*>(out.payload_.data()));
   out.aux_.resize(aux);
-  auxGroups.gather(reinterpret_cast<const uint8_t*>(auxColumn.data()), out.bodyAux_.data(),
-                   reinterpret_cast<uint8_t*>(out.aux_.data()));
-
-  out.bodyShared_.assign(bodies, 0);
+  auxGroups.gatherGroups(reinterpret_cast<const uint8_t*>(auxColumn.data()),
+                         reinterpret_cast<uint8_t*>(out.aux_.data()));
+  out.bodyPayload_.resize(bodies);
+  out.bodyAux_.resize(bodies);
+  out.bodyShared_.resize(bodies);
+  for (size_t i = 0; i < bodies; ++i) {
+    out.bodyPayload_[i] = static_cast<uint32_t>(payloadGroups.elementOffset(i));
+    out.bodyAux_[i] = static_cast<uint32_t>(auxGroups.elementOffset(i));
+  }
+  if (bodies) std::memset(out.bodyShared_.data(), 0, bodies);
   for (size_t i = 0; i < sharedBodies.size(); ++i) {
     if (sharedBodies[i] >= bodies || (i > 0 && sharedBodies[i] <= sharedBodies[i - 1])) {
       return fail("shared body list entry ", i, " (", sharedBodies[i], ") is out of order or range");
@@ -337,6 +344,7 @@ Result<BucketRecord> Decoder::bucket(const fb::Bucket& b, const TraceHeader& hea
 
   const auto* strings = b.strings();
   const uint32_t stringCount = strings ? strings->size() : 0;
+  out.tags_.clear();
   if (const auto* tags = b.tags()) {
     out.tags_.reserve(tags->size());
     for (uint32_t i = 0; i < tags->size(); ++i) {
@@ -348,18 +356,18 @@ Result<BucketRecord> Decoder::bucket(const fb::Bucket& b, const TraceHeader& hea
                                   view(strings->Get(t.message())), t.line()});
     }
   }
+  const size_t tagCount = out.tags_.size();
   for (size_t l = 0; l < out.linkTag_.size(); ++l) {
-    if (out.linkTag_[l] > out.tags_.size())
-      return fail("link ", l, " names tag ", out.linkTag_[l], " of ", out.tags_.size());
+    if (out.linkTag_[l] > tagCount) return fail("link ", l, " names tag ", out.linkTag_[l], " of ", tagCount);
   }
-  return out;
+  return {};
 }
 
-Result<FrameRecord> Decoder::frame(const fb::Frame& f, const TraceHeader& header,
-                                   std::shared_ptr<const void> keepAlive) {
-  FrameRecord out;
+Result<void> Decoder::frame(const fb::Frame& f, const TraceHeader& header,
+                            std::shared_ptr<const void> keepAlive, FrameRecord& out) {
   out.number = f.number();
   out.sortedOrderHash = f.sorted_order_hash();
+  out.requests.clear();
   if (const auto* requests = f.requests()) {
     out.requests.reserve(requests->size());
     for (uint32_t i = 0; i < requests->size(); ++i) {
@@ -376,16 +384,15 @@ Result<FrameRecord> Decoder::frame(const fb::Frame& f, const TraceHeader& header
       out.requests.push_back(RequestRecord{r.type(), payload, bytesOf(r.aux())});
     }
   }
-  if (const auto* buckets = f.buckets()) {
-    out.buckets.reserve(buckets->size());
-    for (uint32_t i = 0; i < buckets->size(); ++i) {
-      auto bucket = Decoder::bucket(*buckets->Get(i), header);
-      if (!bucket) return fail("frame ", out.number, ": bucket ", i, ": ", bucket.error().message);
-      out.buckets.push_back(std::move(bucket.value()));
-    }
+  const auto* buckets = f.buckets();
+  // Existing records keep their buffers: a replay decodes frame after frame into one FrameRecord.
+  out.buckets.resize(buckets ? buckets->size() : 0);
+  for (uint32_t i = 0; i < out.buckets.size(); ++i) {
+    if (auto ok = bucket(*buckets->Get(i), header, out.buckets[i]); !ok)
+      return fail("frame ", out.number, ": bucket ", i, ": ", ok.error().message);
   }
   out.keepAlive = std::move(keepAlive);
-  return out;
+  return {};
 }
 
 size_t FrameRecord::packetCount() const {

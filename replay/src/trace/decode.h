@@ -11,6 +11,7 @@
 
 #include "reel/runtime/result.h"
 #include "reel/schema/messages.h"
+#include "reel/schema/shuffle.h"
 #include "reel/trace/header.h"
 #include "reel/trace/records.h"
 
@@ -23,10 +24,15 @@ Result<const fb::Message*> verifyMessage(const std::byte* data, uint64_t availab
 Result<TraceHeader> decodeHeader(const fb::Header& header);
 Result<void> addKeyLayouts(TraceHeader& header, const fb::KeyLayouts& layouts);
 
+// Decodes frames into records it is handed, reusing their buffers: a reader keeps one Decoder (its
+// grouping scratch keeps its capacity too), a replay keeps one FrameRecord. On failure `out` holds
+// whatever was decoded so far and must not be used.
 struct Decoder {
-  static Result<FrameRecord> frame(const fb::Frame& frame, const TraceHeader& header,
-                                   std::shared_ptr<const void> keepAlive);
-  static Result<BucketRecord> bucket(const fb::Bucket& bucket, const TraceHeader& header);
+  Result<void> frame(const fb::Frame& frame, const TraceHeader& header, std::shared_ptr<const void> keepAlive,
+                     FrameRecord& out);
+  Result<void> bucket(const fb::Bucket& bucket, const TraceHeader& header, BucketRecord& out);
+
+  schema::ColumnGroups payloadGroups, auxGroups;
 };
 Result<ResourcesRecord> decodeResources(const fb::Resources& resources, const TraceHeader& header,
                                         std::shared_ptr<const void> keepAlive);

@@ -54,6 +54,7 @@ class FileBytes {
 struct Chunk {
   std::unique_ptr<std::byte[]> bytes;
   uint64_t size = 0;
+  uint64_t capacity = 0;
 };
 
 std::string zstdError(size_t code) {
@@ -78,7 +79,12 @@ struct TraceReader::Impl {
   std::map<uint64_t, size_t> frameByNumber;
   ZSTD_DCtx* dctx = nullptr;
   uint32_t cachedChunk = UINT32_MAX;
-  std::shared_ptr<const Chunk> cached;
+  std::shared_ptr<Chunk> cached;
+  // A chunk's buffer nothing refers to any more, for the next chunk: a fresh multi-megabyte allocation
+  // is fresh pages, and faulting them in cost as much as decompressing into them.
+  std::unique_ptr<std::byte[]> spare;
+  uint64_t spareCapacity = 0;
+  Decoder decoder;
 
   ~Impl() { ZSTD_freeDCtx(dctx); }
 
@@ -103,9 +109,11 @@ struct TraceReader::Impl {
   Result<void> checkFrameHeader(uint64_t offset, uint64_t available, const char* what) const;
   // Decompresses one zstd frame into `capacity` bytes (at most `limit`); `exact`: it must fill them (the
   // size is known).
-  Result<std::shared_ptr<const Chunk>> decompress(uint64_t offset, uint64_t compressedSize, uint64_t capacity,
-                                                  const std::string& what, bool exact, uint64_t limit);
+  Result<std::shared_ptr<Chunk>> decompress(uint64_t offset, uint64_t compressedSize, uint64_t capacity,
+                                            const std::string& what, bool exact, uint64_t limit);
   Result<std::shared_ptr<const Chunk>> loadChunk(uint32_t chunk);
+  // Drops the cached chunk; its buffer becomes the spare when no record holds it any more.
+  void recycleCached();
   Result<const fb::Message*> message(size_t index, std::shared_ptr<const Chunk>& chunk);
 };
 
@@ -122,17 +130,23 @@ Result<void> TraceReader::Impl::checkFrameHeader(uint64_t offset, uint64_t avail
   return {};
 }
 
-Result<std::shared_ptr<const Chunk>> TraceReader::Impl::decompress(uint64_t offset, uint64_t compressedSize,
-                                                                   uint64_t capacity, const std::string& what,
-                                                                   bool exact, uint64_t limit) {
+Result<std::shared_ptr<Chunk>> TraceReader::Impl::decompress(uint64_t offset, uint64_t compressedSize,
+                                                             uint64_t capacity, const std::string& what,
+                                                             bool exact, uint64_t limit) {
   if (auto r = checkFrameHeader(offset, compressedSize, what.c_str()); !r) return r.error();
   if (capacity > limit)
     return at(offset, what, ": decompresses to ", capacity, " bytes, more than the ", limit, " allowed");
   auto chunk = std::make_shared<Chunk>();
-  try {
-    chunk->bytes = std::make_unique_for_overwrite<std::byte[]>(capacity ? capacity : 1);
-  } catch (const std::bad_alloc&) {
-    return at(offset, what, ": cannot allocate the ", capacity, " bytes it decompresses to");
+  if (spare && spareCapacity >= capacity) {
+    chunk->bytes = std::move(spare);
+    chunk->capacity = spareCapacity;
+  } else {
+    try {
+      chunk->bytes = std::make_unique_for_overwrite<std::byte[]>(capacity ? capacity : 1);
+      chunk->capacity = capacity ? capacity : 1;
+    } catch (const std::bad_alloc&) {
+      return at(offset, what, ": cannot allocate the ", capacity, " bytes it decompresses to");
+    }
   }
   if (!dctx) dctx = ZSTD_createDCtx();
   if (!dctx) return at(offset, what, ": cannot create a zstd context");
@@ -141,7 +155,7 @@ Result<std::shared_ptr<const Chunk>> TraceReader::Impl::decompress(uint64_t offs
   if (exact && n != capacity)
     return at(offset, what, ": decompressed to ", n, " bytes, the index says ", capacity);
   chunk->size = n;
-  return std::shared_ptr<const Chunk>(std::move(chunk));
+  return chunk;
 }
 
 Result<void> TraceReader::Impl::readHeader() {
@@ -306,6 +320,7 @@ void TraceReader::Impl::scan() {
       offset += compressed;
       continue;
     }
+    recycleCached();
     auto chunk = decompress(offset, compressed, bound, what, false, options.maxChunkBytes);
     if (!chunk) {
       warnings.push_back(chunk.error().message + ": its frames are skipped");
@@ -313,7 +328,7 @@ void TraceReader::Impl::scan() {
       offset += compressed;
       continue;
     }
-    const std::shared_ptr<const Chunk> raw = chunk.value();
+    const std::shared_ptr<Chunk> raw = chunk.value();
     info.rawSize = raw->size;
     info.readable = true;
     chunks.push_back(info);
@@ -384,8 +399,18 @@ std::string TraceReader::Impl::framesOfChunk(uint32_t chunk) const {
   return " (frames " + std::to_string(lo) + ".." + std::to_string(hi) + ")";
 }
 
+void TraceReader::Impl::recycleCached() {
+  // use_count() == 1: no record keeps the chunk alive, and none can get hold of it but through us.
+  if (cached && cached.use_count() == 1 && cached->capacity > spareCapacity) {
+    spare = std::move(cached->bytes);
+    spareCapacity = cached->capacity;
+  }
+  cached.reset();
+  cachedChunk = UINT32_MAX;
+}
+
 Result<std::shared_ptr<const Chunk>> TraceReader::Impl::loadChunk(uint32_t chunk) {
-  if (chunk == cachedChunk && cached) return cached;
+  if (chunk == cachedChunk && cached) return std::shared_ptr<const Chunk>(cached);
   const ChunkInfo& c = chunks[chunk];
   const std::string what = "chunk " + std::to_string(chunk) + framesOfChunk(chunk);
   if (!c.readable) return at(c.offset, what, ": corrupt");
@@ -396,11 +421,12 @@ Result<std::shared_ptr<const Chunk>> TraceReader::Impl::loadChunk(uint32_t chunk
         c.offset, what, ": zstd frame does not span the ", c.compressedSize, " bytes the index gives",
         ZSTD_isError(compressed) ? std::string(" (") + ZSTD_getErrorName(compressed) + ")" : std::string());
   }
+  recycleCached();
   auto raw = decompress(c.offset, c.compressedSize, c.rawSize, what, true, options.maxChunkBytes);
   if (!raw) return raw.error();
   cachedChunk = chunk;
   cached = raw.value();
-  return raw;
+  return std::shared_ptr<const Chunk>(cached);
 }
 
 Result<const fb::Message*> TraceReader::Impl::message(size_t index, std::shared_ptr<const Chunk>& chunk) {
@@ -522,8 +548,16 @@ std::optional<size_t> TraceReader::findFrame(uint64_t number) const {
 }
 
 Result<FrameRecord> TraceReader::readFrame(size_t index) {
+  FrameRecord record;
+  if (auto ok = readFrame(index, record); !ok) return ok.error();
+  return record;
+}
+
+Result<void> TraceReader::readFrame(size_t index, FrameRecord& into) {
   if (index >= impl_->frames.size())
     return fail(impl_->name, ": no frame ", index, " (", impl_->frames.size(), " frames)");
+  // Let go of the chunk the record held, so that its buffer can take the next chunk.
+  into.keepAlive.reset();
   const size_t m = impl_->frames[index];
   std::shared_ptr<const Chunk> chunk;
   auto message = impl_->message(m, chunk);
@@ -533,16 +567,15 @@ Result<FrameRecord> TraceReader::readFrame(size_t index) {
   if (!frame)
     return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk,
                      ": frame message without a body");
-  auto record = Decoder::frame(*frame, impl_->header, chunk);
-  if (!record) {
+  if (auto ok = impl_->decoder.frame(*frame, impl_->header, chunk, into); !ok) {
     return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk, ": message at offset ",
-                     info.offset, ": ", record.error().message);
+                     info.offset, ": ", ok.error().message);
   }
-  if (record->number != info.frame) {
-    return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk, ": frame ", record->number,
+  if (into.number != info.frame) {
+    return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk, ": frame ", into.number,
                      " where the index has frame ", info.frame);
   }
-  return record;
+  return {};
 }
 
 Result<std::vector<ResourcesRecord>> TraceReader::readResources() {

@@ -20,8 +20,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "reel/runtime/renderer.h"
 #include "reel/replay/frame_order.h"
+#include "reel/runtime/renderer.h"
 #include "reel/trace/header.h"
 #include "reel/trace/records.h"
 
@@ -91,10 +91,14 @@ class FrameFeeder final : public FrameObserver {
   PacketEdit edit_;
   KeyEdit keyEdit_;
   std::vector<std::byte> editBuffer_;
-  std::vector<std::vector<uint64_t>> sortedStart_;  // [bucket][key]: sorted position of the key's first packet
-  std::vector<CommandType> commandMap_;      // trace command id -> this build's type (Count: not replayable)
-  std::vector<CommandBucketBase*> buckets_;  // by the trace's bucket index
-  std::unordered_set<std::string> strings_;  // tag strings: stable addresses for the frames' lifetimes
+  std::vector<std::vector<uint64_t>> sortedStart_;  // [bucket][key]: sorted position of its first packet
+  std::vector<CommandType> commandMap_;       // trace command id -> this build's type (Count: not replayable)
+  std::vector<CommandBucketBase*> buckets_;   // by the trace's bucket index
+  std::unordered_set<std::string> strings_;   // tag strings: stable addresses for the frames' lifetimes
+  std::vector<PacketHeader*> sharedPackets_;  // submitBucket's: by body, the shared packet recorded
+#if REEL_ENABLE_TAGS
+  std::vector<SourceLocation> tagLocations_;  // submitBucket's: by tag, its interned strings
+#endif
 
   mutable std::mutex mutex_;
   std::deque<std::pair<uint64_t, uint64_t>> expectedHashes_;  // (trace frame, recorded hash), kick order

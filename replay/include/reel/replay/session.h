@@ -114,6 +114,7 @@ class ReplaySession {
   std::unique_ptr<FrameFeeder> feeder_;
   std::optional<size_t> lastReplayed_;
   DecodeTimes decodeTimes_;
+  trace::FrameRecord frame_;  // the frame being replayed, decoded into the previous frame's buffers
 };
 
 }  // namespace reel::replay

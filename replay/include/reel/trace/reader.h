@@ -81,6 +81,10 @@ class TraceReader {
   uint64_t frameNumber(size_t index) const;
   std::optional<size_t> findFrame(uint64_t number) const;
   Result<FrameRecord> readFrame(size_t index);
+  // The same into a record read before (or a new one), reusing its buffers: what a replay calls frame
+  // after frame, so that decoding allocates nothing once the buffers have grown. On failure `into` is
+  // left half decoded: read another frame into it before using it again.
+  Result<void> readFrame(size_t index, FrameRecord& into);
 
   Result<std::vector<ResourcesRecord>> readResources();
   Result<std::vector<MarkerRecord>> readMarkers();

@@ -3,19 +3,22 @@
 // chains in submission order), the resources alive at the capture start, markers and the capture's end.
 //
 // Records point into the decompressed chunk they came from and keep it alive (a shared pointer); the
-// byte-shuffled columns (keys, payloads, aux data: trace.fbs) are unshuffled into the record itself.
+// byte-shuffled columns (keys, payloads, aux data: trace.fbs) are unshuffled into the record itself,
+// into buffers that TraceReader::readFrame(index, into) refills frame after frame without freeing them.
 // A PacketRecord's spans point into its BucketRecord and are unaligned: copy a payload out
 // (PacketRecord::as) before reading it as its struct.
 //
 // Every index and size in a record was checked against the message it came from and the trace's
 // command table when the record was decoded: a record never points outside its chunk.
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "reel/runtime/commands.h"
@@ -28,6 +31,53 @@ struct TagView {
   std::string_view message;
   uint32_t line = 0;
 };
+
+namespace detail {
+
+// A vector of trivially copyable elements whose growth leaves them uninitialised: the decoder overwrites
+// every element it sizes, so std::vector's zero fill would only touch fresh pages twice (a replay of
+// 400k packets a frame spent more in those page faults than in unshuffling). Keeps its capacity.
+template <typename T>
+class UninitBuffer {
+ public:
+  UninitBuffer() = default;
+  UninitBuffer(const UninitBuffer& other) { *this = other; }
+  UninitBuffer& operator=(const UninitBuffer& other) {
+    if (this != &other) {
+      resize(other.size_);
+      if (size_) std::memcpy(data_.get(), other.data_.get(), size_ * sizeof(T));
+    }
+    return *this;
+  }
+  UninitBuffer(UninitBuffer&&) noexcept = default;
+  UninitBuffer& operator=(UninitBuffer&&) noexcept = default;
+
+  // The first min(size(), n) elements are kept; the others are garbage until written.
+  void resize(size_t n) {
+    if (n > capacity_) {
+      auto grown = std::make_unique_for_overwrite<T[]>(n);
+      if (size_) std::memcpy(grown.get(), data_.get(), size_ * sizeof(T));
+      data_ = std::move(grown);
+      capacity_ = n;
+    }
+    size_ = n;
+  }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+  operator std::span<const T>() const { return {data_.get(), size_}; }
+
+ private:
+  static_assert(std::is_trivially_copyable_v<T>);
+  std::unique_ptr<T[]> data_;
+  size_t size_ = 0;
+  size_t capacity_ = 0;
+};
+
+}  // namespace detail
 
 // One link of a key's chain: a packet as the render thread dispatched it.
 struct PacketRecord {
@@ -76,24 +126,28 @@ class BucketRecord {
     const uint32_t b = linkBody_[link];
     PacketRecord p;
     p.type = bodyType_[b];
-    p.payload = {payload_.data() + bodyPayload_[b], bodyPayload_[b + 1] - bodyPayload_[b]};
-    p.aux = {aux_.data() + bodyAux_[b], bodyAux_[b + 1] - bodyAux_[b]};
+    p.payload = {payload_.data() + bodyPayload_[b], typeSize_[p.type]};
+    p.aux = {aux_.data() + bodyAux_[b], bodyAuxSize_[b]};
     p.tag = linkTag_.empty() || linkTag_[link] == 0 ? nullptr : &tags_[linkTag_[link] - 1];
     p.body = b;
     p.shared = bodyShared_[b] != 0;
     return p;
   }
 
-  std::vector<uint64_t> keys_;        // unshuffled from the message
-  std::vector<uint32_t> chainStart_;  // keyCount + 1 prefix sums of the chain lengths
+  detail::UninitBuffer<uint64_t> keys_;        // unshuffled from the message
+  detail::UninitBuffer<uint32_t> chainStart_;  // keyCount + 1 prefix sums of the chain lengths
   std::span<const uint32_t> linkBody_;
   std::span<const uint32_t> linkTag_;
   std::span<const uint16_t> bodyType_;
-  std::vector<uint32_t> bodyPayload_;  // bodyCount + 1 offsets into payload_
-  std::vector<uint32_t> bodyAux_;      // bodyCount + 1 offsets into aux_
-  std::vector<uint8_t> bodyShared_;
-  std::vector<std::byte> payload_;  // unshuffled into body order
-  std::vector<std::byte> aux_;
+  std::span<const uint32_t> bodyAuxSize_;
+  std::vector<uint32_t> typeSize_;              // payload bytes by command id (the trace's table)
+  detail::UninitBuffer<uint32_t> bodyPayload_;  // per body: its offset in payload_
+  detail::UninitBuffer<uint32_t> bodyAux_;      // per body: its offset in aux_
+  detail::UninitBuffer<uint8_t> bodyShared_;
+  // Unshuffled group by group (schema::ColumnGroups::gatherGroups): a body's bytes are whole, but
+  // bodies of different groups are not in body order.
+  detail::UninitBuffer<std::byte> payload_;
+  detail::UninitBuffer<std::byte> aux_;
   std::vector<TagView> tags_;
 };
 

@@ -35,6 +35,16 @@ class ColumnGroups {
   void scatter(const uint8_t* bodyOrder, const uint32_t* bodyOffsets, uint8_t* column) const;
   void gather(const uint8_t* column, const uint32_t* bodyOffsets, uint8_t* bodyOrder) const;
 
+  // The reader's cheaper way back: each group unshuffled in place, into `grouped` (totalBytes()), its
+  // elements one after another in body order; elementOffset(i) is where body i's bytes landed (0 for a
+  // body of no group). A bulk transpose per group instead of a strided gather per body.
+  void gatherGroups(const uint8_t* column, uint8_t* grouped) const;
+  uint64_t elementOffset(size_t body) const {
+    if (group_[body] == kNone) return 0;
+    const Group& g = groups_[group_[body]];
+    return g.offset + uint64_t{index_[body]} * g.size;
+  }
+
  private:
   struct Group {
     uint64_t key = 0;
