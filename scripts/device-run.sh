@@ -53,6 +53,9 @@ log "benchmarks"
   > "$out/sample_cubes_capture.txt" 2>&1
 "$bin/reel" replay "$out/stress.reel" --loop 3 --json > "$out/replay_stress.json" 2>&1
 "$bin/reel" replay "$out/cubes.reel" --loop 3 --json > "$out/replay_cubes.json" 2>&1
+# GPU times from timestamp queries, and the share of replay CPU that reading the trace costs.
+"$bin/reel" replay traces/cubes.reel --json --loop 50 > "$out/replay_trace_cubes.json" 2>&1
+"$bin/reel" replay traces/stress_small.reel --json --loop 10 > "$out/replay_trace_stress_small.json" 2>&1
 "$bin/reel_vulkan_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_out="$out/vulkan_bench.json" --benchmark_out_format=json > "$out/vulkan_bench.txt" 2>&1
 "$bin/reel_runtime_bench" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
