@@ -43,9 +43,10 @@ inline void unshuffle8x16(const uint8_t* in, size_t n, uint8_t* out, size_t size
       _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (4 * q + 2) * 8), hi);
     } else {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q) * size), lo);
-      _mm_storeh_pd(reinterpret_cast<double*>(out + (4 * q + 1) * size), _mm_castsi128_pd(lo));
+      // The upper halves go through storel too: it is the unaligned 8-byte store (storeh_pd is not).
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q + 1) * size), _mm_srli_si128(lo, 8));
       _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q + 2) * size), hi);
-      _mm_storeh_pd(reinterpret_cast<double*>(out + (4 * q + 3) * size), _mm_castsi128_pd(hi));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(out + (4 * q + 3) * size), _mm_srli_si128(hi, 8));
     }
   }
 }
