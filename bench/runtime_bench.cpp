@@ -2,14 +2,16 @@
 // same run and reports the ratio as a counter, so that noise on a shared machine hits both sides alike.
 //
 //   build/release/bench/reel_runtime_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//   build/release/bench/reel_runtime_bench --benchmark_filter=BM_TranslateStress --benchmark_repetitions=3
 
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <cstring>
+#include <ctime>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -25,7 +27,9 @@ using Clock = std::chrono::steady_clock;
 static_assert(sizeof(cmd::CopyTexture) == 32, "the add benchmark records 32-byte packets");
 
 // Gives a recorded stream back as the render thread would, so the bucket can be filled again.
-void recycle(CommandBucketBase& bucket) { bucket.handOver().references.fetch_sub(1); }
+void recycle(CommandBucketBase& bucket) {
+  bucket.handOver().references.fetch_sub(1);
+}
 
 void recordPackets(CommandBucket<uint64_t>& bucket, uint32_t count, uint32_t seed) {
   for (uint32_t i = 0; i < count; ++i) {
@@ -49,8 +53,8 @@ void BM_AddPacket(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kPackets);
   state.counters["ns_per_packet"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * kPackets), benchmark::Counter::kIsRate |
-                                                                              benchmark::Counter::kInvert);
+      benchmark::Counter(static_cast<double>(state.iterations() * kPackets),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_AddPacket)->Unit(benchmark::kMicrosecond);
 
@@ -122,7 +126,12 @@ void BM_AddTwoThreadsScaling(benchmark::State& state) {
   state.counters["packets_per_s_2_threads"] = 2.0 * kPerThread / two * 20 * state.iterations();
   state.counters["scaling"] = (2.0 * kPerThread / two) / (kPerThread / one);
 }
-BENCHMARK(BM_AddTwoThreadsScaling)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+BENCHMARK(BM_AddTwoThreadsScaling)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(5)
+    ->UseRealTime();
 
 // Radix sort of (key, index) pairs against std::stable_sort and memcpy of the same bytes, same run
 // (targets at 1M: >= 4x faster than stable_sort, <= 10x the memcpy time).
@@ -157,7 +166,8 @@ void BM_RadixSort(benchmark::State& state) {
     benchmark::DoNotOptimize(work.data());
     work = input;
     stable += timeIt([&] {
-      std::stable_sort(work.begin(), work.end(), [](const SortEntry& a, const SortEntry& b) { return a.key < b.key; });
+      std::stable_sort(work.begin(), work.end(),
+                       [](const SortEntry& a, const SortEntry& b) { return a.key < b.key; });
     });
     memcpyTime += timeIt([&] { std::memcpy(copy.data(), input.data(), n * sizeof(SortEntry)); });
     benchmark::DoNotOptimize(copy.data());
@@ -226,7 +236,8 @@ void BM_KickWhenRenderThreadKeepsUp(benchmark::State& state) {
   auto& bucket = renderer.createBucket<DrawKey>("world");
   std::vector<double> kicks;
   for (auto _ : state) {
-    for (uint32_t i = 0; i < 64; ++i) bucket.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {i, 0}, i));
+    for (uint32_t i = 0; i < 64; ++i)
+      bucket.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {i, 0}, i));
     spinFor(std::chrono::microseconds(200));
     const auto start = Clock::now();
     renderer.kick();
@@ -243,6 +254,200 @@ void BM_KickWhenRenderThreadKeepsUp(benchmark::State& state) {
   state.counters["kick_waits"] = static_cast<double>(renderer.stats().kickWaits);
 }
 BENCHMARK(BM_KickWhenRenderThreadKeepsUp)->Unit(benchmark::kMicrosecond)->UseManualTime()->Iterations(5000);
+
+// ---- Translation without a driver (issue 3) ----
+// What reel itself costs the render thread per packet of the `stress` scene, with a device that does
+// almost nothing: on the H100 host the Vulkan driver is fast enough that this overhead is most of
+// the gap to a direct-Vulkan loop (bench/vulkan_bench.cpp, BM_StressRenderThread), while on the VM
+// lavapipe hides it.
+
+double threadSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+// A device whose execute() overloads only fold each packet's fields and the head of its aux data into
+// a checksum (so that nothing is optimised away, and every packet's bytes are read as a device must
+// read them). It times a walk as VulkanDevice times translation: render-thread CPU time from the
+// first packet to endFrame (or to stopWalk(), for the observer's walk).
+class TouchDevice final : public Device {
+ public:
+  const char* name() const override { return "touch"; }
+  DeviceInfo info() const override { return {"touch", "reel bench", "0", "null"}; }
+  void beginFrame(uint64_t) override { startWalk(); }
+  void endFrame(uint64_t) override { translateSeconds = stopWalk(); }
+  void waitIdle() override {}
+  Result<std::vector<std::byte>> readBuffer(BufferHandle) override { return fail("touch device"); }
+  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override {
+    return fail("touch device");
+  }
+
+#define REEL_COMMAND(Name, Queue, ...)                                           \
+  void execute(const cmd::Name& packet, const PacketContext& context) override { \
+    touch(packet, context);                                                      \
+  }
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+
+  void startWalk() {
+    started_ = false;
+    packets_ = 0;
+  }
+  double stopWalk() {
+    walkPackets = packets_;
+    return started_ ? threadSeconds() - start_ : 0.0;
+  }
+
+  double translateSeconds = 0;  // of the last frame
+  uint64_t walkPackets = 0;     // packets of the last walk
+  uint64_t checksum = 0;
+
+ private:
+  template <typename T>
+  void touch(const T& packet, const PacketContext& context) {
+    if (!started_) [[unlikely]] {
+      started_ = true;
+      start_ = threadSeconds();
+    }
+    ++packets_;
+    uint32_t words[(sizeof(T) + 3) / 4] = {};
+    std::memcpy(words, &packet, sizeof(T));
+    uint64_t h = checksum;
+    for (uint32_t w : words) h = (h ^ w) * 1099511628211ull;
+    if (!context.aux.empty()) {
+      uint32_t head = 0;
+      std::memcpy(&head, context.aux.data(), std::min(sizeof head, context.aux.size()));
+      h = (h ^ head ^ context.aux.size()) * 1099511628211ull;
+    }
+    checksum = h;
+  }
+
+  bool started_ = false;
+  double start_ = 0;
+  uint64_t packets_ = 0;
+};
+
+uint32_t mix(uint32_t x) {  // an integer hash (murmur3's finalizer): random-looking, deterministic
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  return x ^ (x >> 16);
+}
+
+// Draws [begin, end) of a stress-like frame into `bucket`, as samples/src/scenes/stress.cpp records them:
+// 32 materials (4 pipelines x 8 textures), a quarter opaque (sorted by material), the rest sorted back
+// to front; each draw a shared BindPipeline reference, BindTexture, PushConstants with 48 bytes of aux
+// data and a Draw. Sorted order is therefore nowhere near recording order.
+void recordStress(CommandBucket<DrawKey>& bucket, uint32_t begin, uint32_t end, uint32_t frame) {
+  constexpr Translucency kGroup[4] = {Translucency::Opaque, Translucency::Normal, Translucency::Additive,
+                                      Translucency::Normal};
+  cmd::BindPipeline* headers[4];
+  for (uint32_t p = 0; p < 4; ++p) {
+    headers[p] = &bucket.createShared<cmd::BindPipeline>();
+    headers[p]->pipeline = PipelineHandle{p + 1};
+  }
+  for (uint32_t i = begin; i < end; ++i) {
+    const uint32_t material = mix(i) % 32;
+    const uint32_t pipeline = material / 8;
+    const float depth = 0.05f + 0.9f * float(mix(i ^ (frame << 20) ^ 0x9e3779b9u) >> 8) / float(1u << 24);
+    const DrawKey key =
+        DrawKey::draw(0, 1, kGroup[pipeline], {material + 1, 0}, DrawKey::quantizeDepth(depth));
+    PacketHeader& ref = bucket.addShared(key, *headers[pipeline]);
+    auto& texture = bucket.append<cmd::BindTexture>(ref);
+    texture.texture = TextureHandle{material % 8 + 1};
+    texture.sampler = SamplerHandle{1};
+    auto& push = bucket.append<cmd::PushConstants>(&texture, 48);
+    float constants[12];
+    for (uint32_t c = 0; c < 12; ++c) constants[c] = depth * float(c + i);
+    std::memcpy(bucket.aux(push).data(), constants, sizeof constants);
+    auto& draw = bucket.append<cmd::Draw>(&push);
+    draw.vertexCount = 6;
+    if (i % 1024 == 0) REEL_TAG(bucket, &draw, "stress sprite");
+  }
+}
+
+// Walks the frame the renderer is about to translate, in recording (merge) order instead of sorted
+// order, with the renderer's own loop body: the floor that the sorted walk would reach if sorting cost
+// the memory system nothing. Runs on the render thread, after the sort, so both walks start from the
+// same cache state.
+class RecordingOrderWalk final : public FrameObserver {
+ public:
+  explicit RecordingOrderWalk(TouchDevice& device) : device_(device) {}
+  void onFrame(const FrameView& view) override {
+    if (!enabled) return;
+    device_.startWalk();
+    for (size_t i = 0; i < view.mergedPackets.size(); ++i) {
+      const FrameBucketView& bucket = view.buckets[view.mergedBuckets[i]];
+      FrameView::forEachInChain(*bucket.stream, view.mergedPackets[i], [&](const PacketView& p) {
+        dispatchPacket(device_, p.type, p.payload.data(), PacketContext{p.aux, p.tag});
+      });
+    }
+    seconds = device_.stopWalk();
+    device_.startWalk();  // the sorted translation that follows times itself from its first packet
+  }
+  bool enabled = false;
+  double seconds = 0;
+
+ private:
+  TouchDevice& device_;
+};
+
+// Render-thread translation of a stress-like frame (100k keys x 4 packets, recorded by 2 threads into
+// 2 buckets) into a device that does almost nothing: reel's own cost per packet and per key, and the
+// same walk in recording order (recording_order_*, the memory-access floor), measured on alternate
+// frames of the same run, each starting from DRAM. Iteration time (manual) is the sorted translation's
+// CPU time.
+void BM_TranslateStress(benchmark::State& state) {
+  const auto keys = static_cast<uint32_t>(state.range(0));
+  TouchDevice device;
+  RecordingOrderWalk walk(device);
+  Renderer renderer(device, {.framesInFlight = 1});
+  renderer.setObserver(&walk);
+  CommandBucket<DrawKey>* buckets[2] = {&renderer.createBucket<DrawKey>("worker 0"),
+                                        &renderer.createBucket<DrawKey>("worker 1")};
+  uint32_t frame = 0;
+  auto recordFrame = [&] {
+    std::thread helper([&] { recordStress(*buckets[1], keys / 2, keys, frame); });
+    recordStress(*buckets[0], 0, keys / 2, frame);
+    helper.join();
+    ++frame;
+  };
+  // Both walks start with the frame in DRAM, not in whichever core's cache recorded it: on the 2-core
+  // VM where the render thread ran decided the result (2-3x apart from run to run) otherwise.
+  std::vector<uint64_t> evict(64u << 20 >> 3, 1);
+  uint64_t packets = 0;
+  auto frameOnce = [&](bool recordingOrder) {
+    recordFrame();
+    uint64_t sum = 0;
+    for (uint64_t& word : evict) sum += word++;
+    benchmark::DoNotOptimize(sum);
+    walk.enabled = recordingOrder;
+    renderer.kick();
+    renderer.flushAndWait();
+    packets = device.walkPackets;
+  };
+  for (int i = 0; i < 4; ++i) frameOnce(i % 2 == 0);  // every stream's pages touched once
+  double sorted = 0, recording = 0;
+  for (auto _ : state) {
+    frameOnce(true);
+    recording += walk.seconds;
+    frameOnce(false);
+    sorted += device.translateSeconds;
+    state.SetIterationTime(device.translateSeconds);
+  }
+  const double it = static_cast<double>(state.iterations());
+  state.counters["packets_per_frame"] = double(packets);
+  state.counters["translate_us"] = sorted / it * 1e6;
+  state.counters["ns_per_packet"] = sorted / it / double(packets) * 1e9;
+  state.counters["ns_per_key"] = sorted / it / double(keys) * 1e9;
+  state.counters["recording_order_ns_per_packet"] = recording / it / double(packets) * 1e9;
+  state.counters["recording_order_ns_per_key"] = recording / it / double(keys) * 1e9;
+  state.counters["x_recording_order"] = sorted / recording;
+  benchmark::DoNotOptimize(device.checksum);
+}
+BENCHMARK(BM_TranslateStress)->Arg(100'000)->Arg(10'000)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace reel

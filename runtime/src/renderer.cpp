@@ -3,6 +3,12 @@
 namespace reel {
 namespace {
 
+// How far ahead translate() fetches packet chains, in keys. It fetches four lines from each chain's
+// head: a `stress` chain (a shared reference and three packets, 184 bytes) spans three or four.
+// Measured with BM_TranslateStress on the 2-core VM: 8, 16 and 32 keys ahead all ran at 38-42 ns/key;
+// two lines instead of four left the chains' tails missing (102 ns/key), three matched four.
+constexpr size_t kPrefetchKeys = 16;
+
 bool isDestroy(CommandType type) {
   switch (type) {
     case CommandType::DestroyBuffer:
@@ -10,15 +16,20 @@ bool isDestroy(CommandType type) {
     case CommandType::DestroySampler:
     case CommandType::DestroyShader:
     case CommandType::DestroyPipeline:
-    case CommandType::DestroyRenderTarget: return true;
-    default: return false;
+    case CommandType::DestroyRenderTarget:
+      return true;
+    default:
+      return false;
   }
 }
 
 }  // namespace
 
 Renderer::Renderer(Device& device, RendererConfig config)
-    : device_(device), config_(config), nextFrame_(config.firstFrameNumber), freeSlots_(static_cast<std::ptrdiff_t>(config.framesInFlight)) {
+    : device_(device),
+      config_(config),
+      nextFrame_(config.firstFrameNumber),
+      freeSlots_(static_cast<std::ptrdiff_t>(config.framesInFlight)) {
   REEL_ASSERT(config.framesInFlight >= 1 && config.framesInFlight <= kMaxFramesInFlight,
               "framesInFlight must be 1..4");
   thread_ = std::thread([this] { renderLoop(); });
@@ -147,7 +158,8 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
       const KeyEntry* entries = stream.keyBlock(block);
       for (uint32_t i = 0, n = stream.keyBlockFill(block); i < n; ++i) {
-        sortEntries_.push_back(SortEntry{entries[i].key, static_cast<uint32_t>(mergedPackets_.size()), 0});
+        sortEntries_.push_back(
+            SortEntry{entries[i].key, static_cast<uint32_t>(mergedPackets_.size()), entries[i].packet});
         mergedPackets_.push_back(entries[i].packet);
         mergedBuckets_.push_back(b);
       }
@@ -188,17 +200,42 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 }
 
 uint64_t Renderer::translate(const FrameView& view, uint64_t stopAfterPackets) {
+  // Sorted order jumps around the packet arenas (keys are sorted, packets lie in recording order), so
+  // every chain head is a cache miss that the hardware prefetcher cannot foresee: without a driver
+  // (BM_TranslateStress, 100k stress keys) that was ~9x the cost of the same walk in recording order.
+  // The next chains' lines are fetched kPrefetchKeys keys ahead, from offsets that come with the sorted
+  // entries (no random read of mergedPackets): ~2x the recording-order walk, 4-5x faster than before.
+  const SortEntry* sorted = view.sorted.data();
+  const size_t total = view.sorted.size();
   uint64_t count = 0;
-  for (const SortEntry& entry : view.sorted) {
+  for (size_t i = 0; i < total; ++i) {
     if (count >= stopAfterPackets) break;
+    // Written out here, not in a lambda: GCC 12 deems a function whose only effect is a prefetch pure and
+    // deletes the call (the first version of this fetched nothing).
+    if (i + kPrefetchKeys < total) {
+      const SortEntry& ahead = sorted[i + kPrefetchKeys];
+      const std::byte* head =
+          view.buckets[view.mergedBuckets[ahead.sequence]].stream->packets.base() + ahead.value;
+      // A prefetch never faults: lines past the arena's end are harmless.
+      __builtin_prefetch(head);
+      __builtin_prefetch(head + 64);
+      __builtin_prefetch(head + 128);
+      __builtin_prefetch(head + 192);
+    }
+    const SortEntry& entry = sorted[i];
     const FrameBucketView& bucket = view.buckets[view.mergedBuckets[entry.sequence]];
-    const uint32_t packet = view.mergedPackets[entry.sequence];
+    const BucketStream& stream = *bucket.stream;
+    // FrameView::forEachInChain without the payload's size, which only observers need.
     auto dispatchChain = [&] {
-      FrameView::forEachInChain(*bucket.stream, packet, [&](const PacketView& p) {
-        if (count >= stopAfterPackets) return;
-        dispatchPacket(device_, p.type, p.payload.data(), PacketContext{p.aux, p.tag});
+      for (uint32_t offset = entry.value; offset != 0 && count < stopAfterPackets;) {
+        const PacketHeader& h = stream.header(offset);
+        const uint32_t body = detail::resolveShared(stream, offset, h);
+        const PacketHeader& bh = stream.header(body);
+        dispatchPacket(device_, static_cast<CommandType>(bh.type), stream.payload(body),
+                       PacketContext{stream.aux(bh), detail::tagOf(stream, h)});
         ++count;
-      });
+        offset = h.next;
+      }
     };
     MaterialBinder* binder = bucket.bucket->materialBinder();
     MaterialId material;

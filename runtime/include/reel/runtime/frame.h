@@ -37,8 +37,10 @@ struct FrameView {
   // and the bucket each came from, indexed by SortEntry::sequence.
   std::span<const uint32_t> mergedPackets;
   std::span<const uint16_t> mergedBuckets;
-  std::span<const SortEntry> sorted;  // after the stable sort
-  uint64_t sortedOrderHash = 0;       // FNV-1a of the sorted sequence numbers
+  // After the stable sort; sorted[i].value is mergedPackets[sorted[i].sequence], carried through the
+  // sort so that the render thread reads packet offsets in sorted order, not at random.
+  std::span<const SortEntry> sorted;
+  uint64_t sortedOrderHash = 0;  // FNV-1a of the sorted sequence numbers
 
   // Calls fn(PacketView) for the chain that starts at `packet` in `stream`.
   template <typename Fn>
@@ -70,6 +72,13 @@ class FrameObserver {
 };
 
 namespace detail {
+// The packet that chain entry `offset` (header `h`) stands for: itself, or the shared packet it references.
+inline uint32_t resolveShared(const BucketStream& stream, uint32_t offset, const PacketHeader& h) {
+  uint32_t body = offset;
+  if (h.flags & PacketHeader::kSharedRef) std::memcpy(&body, stream.payload(offset), sizeof(body));
+  return body;
+}
+
 inline const TagRecord* tagOf(const BucketStream& stream, const PacketHeader& h) {
 #if REEL_ENABLE_TAGS
   return h.tag ? stream.packets.at<TagRecord>(h.tag) : nullptr;
@@ -85,11 +94,11 @@ template <typename Fn>
 void FrameView::forEachInChain(const BucketStream& stream, uint32_t packet, Fn&& fn) {
   for (uint32_t offset = packet; offset != 0;) {
     const PacketHeader& h = stream.header(offset);
-    uint32_t body = offset;
-    if (h.flags & PacketHeader::kSharedRef) std::memcpy(&body, stream.payload(offset), sizeof(body));
+    const uint32_t body = detail::resolveShared(stream, offset, h);
     const PacketHeader& bh = stream.header(body);
     const CommandType type = static_cast<CommandType>(bh.type);
-    fn(PacketView{type, {stream.payload(body), commandInfo(type).size}, stream.aux(bh), detail::tagOf(stream, h)});
+    fn(PacketView{
+        type, {stream.payload(body), commandInfo(type).size}, stream.aux(bh), detail::tagOf(stream, h)});
     offset = h.next;
   }
 }

@@ -12,7 +12,7 @@ namespace reel {
 struct SortEntry {
   uint64_t key;
   uint32_t sequence;  // position before sorting (merge order): what ties fall back to
-  uint32_t reserved;
+  uint32_t value;     // carried along, never compared: the renderer's packet offset (frame.h)
 };
 
 // Sorts `entries` in place; `scratch` is resized to match and reused between calls.
