@@ -222,10 +222,12 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       hotkeyCapture = std::move(*started);
       hotkeyLast = request.lastFrame;
       result.hotkeyTraces.push_back(request.path);
-      say("F12: capturing frame" + std::string(request.lastFrame > request.firstFrame ? "s " : " ") +
-          std::to_string(request.firstFrame) +
-          (request.lastFrame > request.firstFrame ? "-" + std::to_string(request.lastFrame) : "") + " to " +
-          request.path);
+      std::string frames = std::to_string(request.firstFrame);
+      if (request.lastFrame > request.firstFrame)
+        frames = "s " + frames + "-" + std::to_string(request.lastFrame);
+      else
+        frames = " " + frames;
+      say("F12: capturing frame" + frames + " to " + request.path);
     };
     // Bucket order is merge order: the app's bucket, then one per recording thread.
     auto& main = renderer.createBucket<DrawKey>("main");
