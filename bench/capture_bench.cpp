@@ -302,22 +302,24 @@ BENCHMARK(BM_WriterThroughput)->Unit(benchmark::kMillisecond)->Iterations(1)->Us
 
 // ---- compression settings, on the frame messages of a real capture ----
 
+// Captures `frames` frames of the stress scene to `path`, with the benchmarks' capture options.
+void captureStressFrames(const std::string& path, int frames) {
+  TimedDevice device;
+  Renderer renderer(device);
+  StressScene scene(renderer);
+  auto capture = std::move(capture::Capture::start(renderer, captureOptions(path)).value());
+  for (int f = 0; f < frames; ++f) {
+    scene.record(renderer.recordingFrame());
+    renderer.kick();
+  }
+  (void)capture->finish();
+}
+
 // The raw Frame messages of a capture of `frames` stress frames, in order.
 const std::vector<std::vector<uint8_t>>& frameMessages() {
   static const std::vector<std::vector<uint8_t>> messages = [] {
-    constexpr int kFrames = 32;
     const std::string path = tempPath("messages.reel");
-    {
-      TimedDevice device;
-      Renderer renderer(device);
-      StressScene scene(renderer);
-      auto capture = std::move(capture::Capture::start(renderer, captureOptions(path)).value());
-      for (int f = 0; f < kFrames; ++f) {
-        scene.record(renderer.recordingFrame());
-        renderer.kick();
-      }
-      (void)capture->finish();
-    }
+    captureStressFrames(path, 32);
     std::ifstream in(path, std::ios::binary);
     const std::vector<char> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     auto reader = trace::TraceReader::open(path);
@@ -442,19 +444,8 @@ BENCHMARK(BM_Compression)
 
 // Reading back: frames/s opened, decompressed, verified and decoded (every packet visited), in order.
 void BM_ReaderFrames(benchmark::State& state) {
-  constexpr int kFrames = 32;
   const std::string path = tempPath("reader.reel");
-  {
-    TimedDevice device;
-    Renderer renderer(device);
-    StressScene scene(renderer);
-    auto capture = std::move(capture::Capture::start(renderer, captureOptions(path)).value());
-    for (int f = 0; f < kFrames; ++f) {
-      scene.record(renderer.recordingFrame());
-      renderer.kick();
-    }
-    (void)capture->finish();
-  }
+  captureStressFrames(path, 32);
   uint64_t frames = 0, packets = 0, rawBytes = 0, cpuNs = 0;
   for (auto _ : state) {
     const uint64_t cpuStart = threadCpuNs();
@@ -499,17 +490,8 @@ BENCHMARK(BM_ReaderFrames)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTim
 const std::string& stressTrace() {
   static const std::string path = [] {
     if (const char* given = std::getenv("REEL_BENCH_TRACE")) return std::string(given);
-    constexpr int kFrames = 32;
     std::string p = tempPath("replay.reel");
-    TimedDevice device;
-    Renderer renderer(device);
-    StressScene scene(renderer);
-    auto capture = std::move(capture::Capture::start(renderer, captureOptions(p)).value());
-    for (int f = 0; f < kFrames; ++f) {
-      scene.record(renderer.recordingFrame());
-      renderer.kick();
-    }
-    (void)capture->finish();
+    captureStressFrames(p, 32);
     return p;
   }();
   return path;
