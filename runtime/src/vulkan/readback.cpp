@@ -133,24 +133,16 @@ Result<void> VulkanDevice::runAndWait(const std::function<Result<void>(VkCommand
   return waitSerial(*serial);
 }
 
-Result<std::vector<std::byte>> VulkanDevice::readBuffer(BufferHandle handle) {
-  auto* slot = buffers_.find(handle);
-  if (!slot) {
-    return fail("readBuffer: buffer #", handle.index(), " generation ", handle.generation(), " is not live");
-  }
-  vk::Buffer& buffer = **slot;
-  const VkDeviceSize bytes = buffer.desc.size;
+Result<std::vector<std::byte>> VulkanDevice::readBackNow(
+    const char* what, VkDeviceSize bytes,
+    const std::function<Result<vk::LinearArena::Slice>(VkCommandBuffer)>& copy) {
   vk::LinearArena::Slice slice;
   vk::FrameContext* used = nullptr;
   auto r = runAndWait(
       [&](VkCommandBuffer cmd) -> Result<void> {
-        auto s = ctx_->readback.allocate(bytes, 16);
+        auto s = copy(cmd);
         if (!s) return s.error();
         slice = *s;
-        barriers_.use(buffer, kTransferRead);
-        flushBarriers();
-        const VkBufferCopy region{0, slice.offset, bytes};
-        fns_->t.vkCmdCopyBuffer(cmd, buffer.get(), slice.buffer, 1, &region);
         barrierToHost(*fns_, cmd);
         return {};
       },
@@ -161,8 +153,26 @@ Result<std::vector<std::byte>> VulkanDevice::readBuffer(BufferHandle handle) {
     out.assign(slice.data, slice.data + bytes);
   }
   if (used == immediate_.get()) immediate_->recycle(*allocator_);
-  if (!r) return fail("readBuffer: ", r.error().message);
+  if (!r) return fail(what, ": ", r.error().message);
   return out;
+}
+
+Result<std::vector<std::byte>> VulkanDevice::readBuffer(BufferHandle handle) {
+  auto* slot = buffers_.find(handle);
+  if (!slot) {
+    return fail("readBuffer: buffer #", handle.index(), " generation ", handle.generation(), " is not live");
+  }
+  vk::Buffer& buffer = **slot;
+  const VkDeviceSize bytes = buffer.desc.size;
+  return readBackNow("readBuffer", bytes, [&](VkCommandBuffer cmd) -> Result<vk::LinearArena::Slice> {
+    auto slice = ctx_->readback.allocate(bytes, 16);
+    if (!slice) return slice.error();
+    barriers_.use(buffer, kTransferRead);
+    flushBarriers();
+    const VkBufferCopy region{0, slice->offset, bytes};
+    fns_->t.vkCmdCopyBuffer(cmd, buffer.get(), slice->buffer, 1, &region);
+    return slice;
+  });
 }
 
 Result<std::vector<std::byte>> VulkanDevice::readTexture(TextureHandle handle, uint32_t mipLevel) {
@@ -176,25 +186,8 @@ Result<std::vector<std::byte>> VulkanDevice::readTexture(TextureHandle handle, u
   const VkDeviceSize bytes = VkDeviceSize{mipExtent(texture.desc.width, mipLevel)} *
                              mipExtent(texture.desc.height, mipLevel) *
                              formatBytesPerPixel(texture.desc.format);
-  vk::LinearArena::Slice slice;
-  vk::FrameContext* used = nullptr;
-  auto r = runAndWait(
-      [&](VkCommandBuffer cmd) -> Result<void> {
-        auto s = recordTextureCopy(texture, mipLevel, bytes);
-        if (!s) return s.error();
-        slice = *s;
-        barrierToHost(*fns_, cmd);
-        return {};
-      },
-      used);
-  std::vector<std::byte> out;
-  if (r) {
-    allocator_->invalidate(*slice.memory, slice.offset, bytes);
-    out.assign(slice.data, slice.data + bytes);
-  }
-  if (used == immediate_.get()) immediate_->recycle(*allocator_);
-  if (!r) return fail("readTexture: ", r.error().message);
-  return out;
+  return readBackNow("readTexture", bytes,
+                     [&](VkCommandBuffer) { return recordTextureCopy(texture, mipLevel, bytes); });
 }
 
 }  // namespace reel

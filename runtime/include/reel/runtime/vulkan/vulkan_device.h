@@ -183,7 +183,9 @@ class VulkanDevice final : public Device {
   }
   // Whether GPU times are measured: collectTimings is on and the queue family writes timestamps
   // (timestampValidBits > 0). False: no VulkanGpuTiming is ever delivered.
-  bool gpuTimestamps() const { return gpuTimestamps_; }
+  bool gpuTimestamps() const {
+    return gpuTimestamps_;
+  }
 
   // ---- native access, for benchmarks and interop (render thread, or while it is idle) ----
   const vk::Context& context() const {
@@ -269,6 +271,11 @@ class VulkanDevice final : public Device {
   // Runs `record` in a command buffer and waits for it (the frame's own, flushed, when a frame is open).
   Result<void> runAndWait(const std::function<Result<void>(VkCommandBuffer)>& record,
                           vk::FrameContext*& used);
+  // readBuffer / readTexture: runs `copy` (which copies `bytes` into the readback slice it returns) with
+  // runAndWait, then hands back the slice's bytes; `what` names the caller in errors.
+  Result<std::vector<std::byte>> readBackNow(
+      const char* what, VkDeviceSize bytes,
+      const std::function<Result<vk::LinearArena::Slice>(VkCommandBuffer)>& copy);
 
   // ---- presentation (vulkan_device.cpp) ----
   std::optional<uint32_t> recordPresent();
