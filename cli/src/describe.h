@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "json.h"
+#include "reel/json/json.h"
 #include "reel/replay/frame_order.h"
 #include "reel/trace/reader.h"
 

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "../json.h"
+#include "reel/json/json.h"
 #include "../progress.h"
 #include "../subcommand.h"
 #include "reel/image/compare.h"

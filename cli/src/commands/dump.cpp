@@ -3,7 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "../json.h"
+#include "reel/json/json.h"
 #include "../trace_input.h"
 #include "reel/replay/frame_order.h"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "../json.h"
+#include "reel/json/json.h"
 #include "../progress.h"
 #include "../trace_input.h"
 

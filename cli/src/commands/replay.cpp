@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "../json.h"
+#include "reel/json/json.h"
 #include "../progress.h"
 #include "../trace_input.h"
 #include "reel/replay/session.h"

@@ -6,40 +6,10 @@
 #include <cstring>
 #include <fstream>
 
+#include "reel/json/json.h"
+
 namespace reel::viewer {
 namespace {
-
-std::string quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string rect(const Rect& r) {
   return "{\"x\":" + std::to_string(r.x) + ",\"y\":" + std::to_string(r.y) +
@@ -65,29 +35,29 @@ Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& 
   std::string j = "{\n";
   j += "  \"width\": " + std::to_string(info.width) + ",\n";
   j += "  \"height\": " + std::to_string(info.height) + ",\n";
-  j += "  \"trace\": " + quote(info.trace) + ",\n";
-  j += "  \"open_error\": " + quote(info.openError) + ",\n";
-  j += "  \"device\": " + quote(info.device) + ",\n";
+  j += "  \"trace\": " + jsonString(info.trace) + ",\n";
+  j += "  \"open_error\": " + jsonString(info.openError) + ",\n";
+  j += "  \"device\": " + jsonString(info.device) + ",\n";
   j += "  \"timed_out\": " + std::string(info.timedOut ? "true" : "false") + ",\n";
   j += "  \"frame\": " + std::to_string(info.frame) + ",\n";
   j += "  \"selected_row\": " + std::to_string(info.selectedRow) + ",\n";
   j += "  \"selected_sorted\": " + std::to_string(info.selectedSorted) + ",\n";
   j += "  \"panels\": {";
   for (size_t i = 0; i < info.panels.size(); ++i) {
-    j += (i ? ", " : "") + quote(info.panels[i].name) + ": " + rect(info.panels[i].rect);
+    j += (i ? ", " : "") + jsonString(info.panels[i].name) + ": " + rect(info.panels[i].rect);
   }
   j += "},\n";
   j += "  \"image\": {\"shown\": " + std::string(info.imageShown ? "true" : "false") +
        ", \"rect\": " + rect(info.image) + ", \"zoom\": " + std::to_string(info.zoom) +
        ", \"image_width\": " + std::to_string(info.imageWidth) +
        ", \"image_height\": " + std::to_string(info.imageHeight) +
-       ", \"source\": " + quote(info.imageSource) + ", \"error\": " + quote(info.imageError) +
+       ", \"source\": " + jsonString(info.imageSource) + ", \"error\": " + jsonString(info.imageError) +
        ", \"stop_after_packets\": " + std::to_string(info.stopAfterPackets) + "},\n";
-  j += "  \"resource\": {\"name\": " + quote(info.resource) + ", \"error\": " + quote(info.resourceError) +
-       ", \"images\": [";
+  j += "  \"resource\": {\"name\": " + jsonString(info.resource) +
+       ", \"error\": " + jsonString(info.resourceError) + ", \"images\": [";
   for (size_t i = 0; i < info.resourceImages.size(); ++i) {
     const auto& r = info.resourceImages[i];
-    j += std::string(i ? ", " : "") + "{\"source\": " + quote(r.source) + ", \"rect\": " + rect(r.rect) +
+    j += std::string(i ? ", " : "") + "{\"source\": " + jsonString(r.source) + ", \"rect\": " + rect(r.rect) +
          ", \"zoom\": " + std::to_string(r.zoom) + ", \"image_width\": " + std::to_string(r.imageWidth) +
          ", \"image_height\": " + std::to_string(r.imageHeight) + "}";
   }

@@ -1,12 +1,13 @@
 #pragma once
-// Just enough JSON writing for `--json` output: objects of numbers, strings and nested values.
+// Just enough JSON writing for the tools' JSON output (`reel --json`, reel-viewer --screenshot-info):
+// objects of numbers, strings and nested values.
 
 #include <cmath>
 #include <cstdio>
 #include <string>
 #include <string_view>
 
-namespace reel::cli {
+namespace reel {
 
 inline std::string jsonString(std::string_view s) {
   std::string out = "\"";
@@ -61,4 +62,4 @@ class JsonObject {
   std::string body_;
 };
 
-}  // namespace reel::cli
+}  // namespace reel
