@@ -18,7 +18,8 @@ struct PacketDescription {
 
   std::string text() const {
     std::string out = "sorted " + std::to_string(position) + " (stop-at " + std::to_string(position + 1) +
-                      ") in bucket '" + bucket + "'\n  key    " + keyHex + " [" + keyFields + "]\n  packet " + packet;
+                      ") in bucket '" + bucket + "'\n  key    " + keyHex + " [" + keyFields + "]\n  packet " +
+                      packet;
     if (!tag.empty()) out += "\n  tag    " + tag;
     return out;
   }
@@ -36,7 +37,8 @@ struct PacketDescription {
 };
 
 inline std::optional<PacketDescription> describeSortedPacket(const trace::TraceHeader& h,
-                                                             const trace::FrameRecord& frame, uint64_t position) {
+                                                             const trace::FrameRecord& frame,
+                                                             uint64_t position) {
   const replay::FrameOrder order = replay::orderFrame(frame);
   for (const replay::OrderedKey& k : order.sorted) {
     const trace::BucketRecord& bucket = frame.buckets[k.bucket];
@@ -50,7 +52,9 @@ inline std::optional<PacketDescription> describeSortedPacket(const trace::TraceH
     d.keyHex = hex;
     d.keyFields = h.formatKey(bucket.keyType, bucket.key(k.key));
     d.packet = h.formatPacket(p.type, p.payload);
-    if (p.tag) d.tag = std::string(p.tag->message) + " (" + std::string(p.tag->file) + ":" + std::to_string(p.tag->line) + ")";
+    if (p.tag)
+      d.tag = std::string(p.tag->message) + " (" + std::string(p.tag->file) + ":" +
+              std::to_string(p.tag->line) + ")";
     return d;
   }
   return std::nullopt;

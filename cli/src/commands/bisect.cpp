@@ -1,12 +1,13 @@
 // reel bisect TRACE --frame N (--golden IMG | --against-device NAME): names the first sorted command of a
 // frame after which the image goes wrong (replay/include/reel/replay/bisect.h says how).
 
+#include "reel/replay/bisect.h"
+
 #include <cinttypes>
 #include <cstdio>
 
 #include "../describe.h"
 #include "../trace_input.h"
-#include "reel/replay/bisect.h"
 
 namespace reel::cli {
 namespace {
@@ -21,19 +22,23 @@ class BisectCommand final : public Subcommand {
     app.add_option("TRACE", path_, "Trace file (.reel)")->required();
     app.add_option("--frame", frame_, "Frame number")->required();
     auto* golden = app.add_option("--golden", golden_, "The expected image of the frame (PNG)");
-    auto* against = app.add_option("--against-device", against_, "Compare with the same replay on this device");
+    auto* against =
+        app.add_option("--against-device", against_, "Compare with the same replay on this device");
     golden->excludes(against);
     app.add_option("--device", device_, "Device to bisect on (default: REEL_DEVICE, else automatic)");
     app.add_option("--target", target_, "Image to compare: last (default), rt:N[.A] or tex:N");
-    app.add_option("--threshold", tolerance_.threshold, "Per-channel difference allowed, 0-255")->check(CLI::Range(0, 255));
-    app.add_option("--max-diff-fraction", tolerance_.maxDiffFraction, "Share of pixels allowed to differ, 0-1")
+    app.add_option("--threshold", tolerance_.threshold, "Per-channel difference allowed, 0-255")
+        ->check(CLI::Range(0, 255));
+    app.add_option("--max-diff-fraction", tolerance_.maxDiffFraction,
+                   "Share of pixels allowed to differ, 0-1")
         ->check(CLI::Range(0.0, 1.0));
     app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
     app.add_flag("--json", json_, "Print the result as JSON");
   }
 
   int run() override {
-    if (golden_.empty() && against_.empty()) throw BadInput("bisect needs --golden IMG or --against-device NAME");
+    if (golden_.empty() && against_.empty())
+      throw BadInput("bisect needs --golden IMG or --against-device NAME");
     trace::TraceReader reader = openTrace(path_);
     const size_t index = frameRange(reader, std::to_string(frame_)).first;
     auto target = replay::parseTarget(target_);
@@ -75,7 +80,8 @@ class BisectCommand final : public Subcommand {
       if (culprit) o.raw("first_differing_command", culprit->json());
       std::printf("%s\n", o.str().c_str());
     } else {
-      std::printf("frame %" PRIu64 " (%s): %s\n", frame_, full->target.c_str(), result->end.summary().c_str());
+      std::printf("frame %" PRIu64 " (%s): %s\n", frame_, full->target.c_str(),
+                  result->end.summary().c_str());
       if (culprit) std::printf("first differing command: %s\n", culprit->text().c_str());
     }
     return culprit ? kCheckFailed : kSuccess;
@@ -96,6 +102,8 @@ class BisectCommand final : public Subcommand {
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeBisectCommand() { return std::make_unique<BisectCommand>(); }
+std::unique_ptr<Subcommand> makeBisectCommand() {
+  return std::make_unique<BisectCommand>();
+}
 
 }  // namespace reel::cli

@@ -1,13 +1,14 @@
 // reel compare A B: two PNGs, or two folders of them matched by file name.
 
+#include "reel/image/compare.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
-#include "reel/json/json.h"
 #include "../progress.h"
 #include "../subcommand.h"
-#include "reel/image/compare.h"
+#include "reel/json/json.h"
 
 namespace reel::cli {
 namespace {
@@ -60,7 +61,8 @@ class CompareCommand final : public Subcommand {
       fs::path diffPath;
       if (!diff_.empty() && c.sameSize && (!folders || !c.matches)) {
         diffPath = folders ? diff_ / pair.name : diff_;
-        if (auto written = image::writePng(diffPath, c.diff); !written) throw BadInput(written.error().message);
+        if (auto written = image::writePng(diffPath, c.diff); !written)
+          throw BadInput(written.error().message);
       }
       if (json_) {
         JsonObject o;
@@ -78,13 +80,15 @@ class CompareCommand final : public Subcommand {
     const bool ok = differed == 0;
     if (json_) {
       JsonObject summary;
-      summary.add("result", ok ? "match" : "differ").add("compared", uint64_t{pairs.size()}).add("differed", differed);
+      summary.add("result", ok ? "match" : "differ")
+          .add("compared", uint64_t{pairs.size()})
+          .add("differed", differed);
       summary.add("threshold", tolerance_.threshold).add("max_diff_fraction", tolerance_.maxDiffFraction);
       summary.raw("images", "[" + jsonPairs + "]");
       std::printf("%s\n", summary.str().c_str());
     } else if (pairs.size() > 1) {
-      std::printf("%s: %llu of %zu images differ\n", ok ? "match" : "differ", static_cast<unsigned long long>(differed),
-                  pairs.size());
+      std::printf("%s: %llu of %zu images differ\n", ok ? "match" : "differ",
+                  static_cast<unsigned long long>(differed), pairs.size());
     }
     return ok ? kSuccess : kCheckFailed;
   }
@@ -102,12 +106,14 @@ class CompareCommand final : public Subcommand {
     for (const auto& entry : fs::directory_iterator(a_)) {
       if (entry.path().extension() != ".png") continue;
       const fs::path other = b_ / entry.path().filename();
-      if (!fs::exists(other)) throw BadInput(other.string() + ": no such file (present in " + a_.string() + ")");
+      if (!fs::exists(other))
+        throw BadInput(other.string() + ": no such file (present in " + a_.string() + ")");
       pairs.push_back({entry.path().filename().string(), entry.path(), other});
     }
     for (const auto& entry : fs::directory_iterator(b_)) {
       if (entry.path().extension() == ".png" && !fs::exists(a_ / entry.path().filename())) {
-        throw BadInput((a_ / entry.path().filename()).string() + ": no such file (present in " + b_.string() + ")");
+        throw BadInput((a_ / entry.path().filename()).string() + ": no such file (present in " + b_.string() +
+                       ")");
       }
     }
     if (pairs.empty()) throw BadInput(a_.string() + ": no PNG images in the folder");
@@ -122,6 +128,8 @@ class CompareCommand final : public Subcommand {
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeCompareCommand() { return std::make_unique<CompareCommand>(); }
+std::unique_ptr<Subcommand> makeCompareCommand() {
+  return std::make_unique<CompareCommand>();
+}
 
 }  // namespace reel::cli

@@ -3,8 +3,8 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "reel/json/json.h"
 #include "../trace_input.h"
+#include "reel/json/json.h"
 #include "reel/replay/frame_order.h"
 
 namespace reel::cli {
@@ -19,7 +19,8 @@ class DumpCommand final : public Subcommand {
   void addOptions(CLI::App& app) override {
     app.add_option("TRACE", path_, "Trace file (.reel)")->required();
     app.add_option("--frame", frame_, "Only this frame number");
-    app.add_flag("--sorted", sorted_, "In the order the render thread dispatched (default: submission order)");
+    app.add_flag("--sorted", sorted_,
+                 "In the order the render thread dispatched (default: submission order)");
     app.add_option("--type", type_, "Only packets of this command type (e.g. DrawIndexed)");
     app.add_option("--tag", tag_, "Only packets whose tag message or source file contains this text");
     app.add_flag("--json", json_, "JSON Lines: one object per packet");
@@ -59,7 +60,10 @@ class DumpCommand final : public Subcommand {
       const std::string fields = h.formatPacket(request.type, request.payload);
       if (json_) {
         JsonObject o;
-        o.add("frame", frame.number).add("kind", "request").add("position", uint64_t{r}).add("type", typeName);
+        o.add("frame", frame.number)
+            .add("kind", "request")
+            .add("position", uint64_t{r})
+            .add("type", typeName);
         o.add("fields", fieldsOnly(fields, typeName)).add("aux_bytes", uint64_t{request.aux.size()});
         std::printf("%s\n", o.str().c_str());
       } else {
@@ -90,7 +94,8 @@ class DumpCommand final : public Subcommand {
 
   // formatPacket prints "Type field=value ..."; the fields alone are the part after the type name.
   static std::string fieldsOnly(const std::string& formatted, const std::string& typeName) {
-    if (formatted.rfind(typeName, 0) == 0) return formatted.size() > typeName.size() ? formatted.substr(typeName.size() + 1) : "";
+    if (formatted.rfind(typeName, 0) == 0)
+      return formatted.size() > typeName.size() ? formatted.substr(typeName.size() + 1) : "";
     return formatted;
   }
 
@@ -103,7 +108,10 @@ class DumpCommand final : public Subcommand {
     if (json_) {
       JsonObject o;
       o.add("frame", frame).add("kind", "packet").add(sorted_ ? "sorted_position" : "position", position);
-      o.add("bucket", bucket.name).add("key", keyHex).add("key_fields", keyFields).add("link", uint64_t{link});
+      o.add("bucket", bucket.name)
+          .add("key", keyHex)
+          .add("key_fields", keyFields)
+          .add("link", uint64_t{link});
       o.add("type", typeName).add("fields", fields).add("aux_bytes", uint64_t{p.aux.size()});
       if (p.shared) o.add("shared", true);
       if (p.tag) {
@@ -116,13 +124,15 @@ class DumpCommand final : public Subcommand {
       return;
     }
     std::string tag;
-    if (p.tag) tag = "  \"" + std::string(p.tag->message) + "\" (" + std::string(p.tag->file) + ":" + std::to_string(p.tag->line) + ")";
+    if (p.tag)
+      tag = "  \"" + std::string(p.tag->message) + "\" (" + std::string(p.tag->file) + ":" +
+            std::to_string(p.tag->line) + ")";
     const std::string aux = p.aux.empty() ? "" : "  aux " + std::to_string(p.aux.size()) + " bytes";
     const std::string bucketName(bucket.name);
     // A chained packet ("+") runs under the key of the packet before it.
-    std::printf("frame %" PRIu64 "  %s %-6" PRIu64 " %s  %s %s[%s]  %s %s%s%s\n", frame, sorted_ ? "sorted" : "#",
-                position, bucketName.c_str(), keyHex, link ? "+" : "", keyFields.c_str(), typeName.c_str(),
-                fields.c_str(), aux.c_str(), tag.c_str());
+    std::printf("frame %" PRIu64 "  %s %-6" PRIu64 " %s  %s %s[%s]  %s %s%s%s\n", frame,
+                sorted_ ? "sorted" : "#", position, bucketName.c_str(), keyHex, link ? "+" : "",
+                keyFields.c_str(), typeName.c_str(), fields.c_str(), aux.c_str(), tag.c_str());
   }
 
   std::string path_, type_, tag_;
@@ -132,6 +142,8 @@ class DumpCommand final : public Subcommand {
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeDumpCommand() { return std::make_unique<DumpCommand>(); }
+std::unique_ptr<Subcommand> makeDumpCommand() {
+  return std::make_unique<DumpCommand>();
+}
 
 }  // namespace reel::cli

@@ -32,7 +32,9 @@ struct CheckOutcome {
 class GoldenCommand final : public Subcommand {
  public:
   const char* name() const override { return "golden"; }
-  const char* description() const override { return "Golden-image regression tests of traces (check, run, update)"; }
+  const char* description() const override {
+    return "Golden-image regression tests of traces (check, run, update)";
+  }
   void addOptions(CLI::App& app) override {
     app.require_subcommand(1);
     check_ = app.add_subcommand("check", "Check one trace of the manifest against its goldens");
@@ -110,14 +112,14 @@ class GoldenCommand final : public Subcommand {
       (void)image::writePng(out / "actual.png", *replayed->image);
       (void)image::writePng(out / "expected.png", *golden);
       if (c.sameSize) (void)image::writePng(out / "diff.png", c.diff);
-      std::fprintf(stderr, "golden.%s frame %" PRIu64 ": %s; images in %s\n", entry.name.c_str(), replayed->frame,
-                   c.summary().c_str(), out.c_str());
+      std::fprintf(stderr, "golden.%s frame %" PRIu64 ": %s; images in %s\n", entry.name.c_str(),
+                   replayed->frame, c.summary().c_str(), out.c_str());
       if (!c.sameSize) continue;
       // Name the command: a separate replay of the trace, so the main one continues in order.
       trace::TraceReader bisectReader = openTrace(entry.file.string());
       auto bisectSession = open(bisectReader);
-      auto found = replay::bisectAgainstGolden(*bisectSession, i, replay::fixedTarget(*replayed, *target), *golden,
-                                               tolerance);
+      auto found = replay::bisectAgainstGolden(*bisectSession, i, replay::fixedTarget(*replayed, *target),
+                                               *golden, tolerance);
       if (!found) {
         std::fprintf(stderr, "  bisect failed: %s\n", found.error().message.c_str());
       } else if (found->command) {
@@ -140,7 +142,9 @@ class GoldenCommand final : public Subcommand {
   int summarize(const std::vector<CheckOutcome>& outcomes) {
     bool ok = true;
     std::string rows;
-    if (!json_) std::printf("%-24s %7s  %-6s %9s %10s %8s\n", "trace", "frames", "result", "max diff", "differing", "time");
+    if (!json_)
+      std::printf("%-24s %7s  %-6s %9s %10s %8s\n", "trace", "frames", "result", "max diff", "differing",
+                  "time");
     for (const CheckOutcome& o : outcomes) {
       const bool pass = o.error.empty() && o.failed == 0;
       ok &= pass;
@@ -148,12 +152,14 @@ class GoldenCommand final : public Subcommand {
       if (json_) {
         JsonObject j;
         j.add("trace", o.name).add("frames", o.frames).add("failed_frames", o.failed).add("result", result);
-        j.add("max_difference", o.maxDifference).add("worst_differing_fraction", o.worstFraction).add("seconds", o.seconds);
+        j.add("max_difference", o.maxDifference)
+            .add("worst_differing_fraction", o.worstFraction)
+            .add("seconds", o.seconds);
         if (!o.error.empty()) j.add("error", o.error);
         rows += (rows.empty() ? "" : ",") + j.str();
       } else {
-        std::printf("%-24s %7" PRIu64 "  %-6s %9u %9.4f%% %7.2fs\n", o.name.c_str(), o.frames, result, o.maxDifference,
-                    o.worstFraction * 100, o.seconds);
+        std::printf("%-24s %7" PRIu64 "  %-6s %9u %9.4f%% %7.2fs\n", o.name.c_str(), o.frames, result,
+                    o.maxDifference, o.worstFraction * 100, o.seconds);
         if (!o.error.empty()) std::printf("  %s\n", o.error.c_str());
       }
     }
@@ -184,10 +190,12 @@ class GoldenCommand final : public Subcommand {
           const image::Comparison c = image::compare(*replayed->image, *old);
           status = c.matches ? "unchanged" : "changed: " + c.summary();
         }
-        if (auto written = image::writePng(file, *replayed->image); !written) throw BadInput(written.error().message);
+        if (auto written = image::writePng(file, *replayed->image); !written)
+          throw BadInput(written.error().message);
         std::printf("%s  %s\n", file.c_str(), status.c_str());
       }
-      for (const std::string& e : session->takeDeviceErrors()) std::fprintf(stderr, "device: %s\n", e.c_str());
+      for (const std::string& e : session->takeDeviceErrors())
+        std::fprintf(stderr, "device: %s\n", e.c_str());
     }
     if (!any) throw BadInput(manifest_ + ": no section [" + only_ + "]");
     return kSuccess;
@@ -202,6 +210,8 @@ class GoldenCommand final : public Subcommand {
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeGoldenCommand() { return std::make_unique<GoldenCommand>(); }
+std::unique_ptr<Subcommand> makeGoldenCommand() {
+  return std::make_unique<GoldenCommand>();
+}
 
 }  // namespace reel::cli

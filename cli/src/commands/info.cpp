@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <map>
 
-#include "reel/json/json.h"
 #include "../progress.h"
 #include "../trace_input.h"
+#include "reel/json/json.h"
 
 namespace reel::cli {
 namespace {
@@ -76,7 +76,9 @@ class InfoCommand final : public Subcommand {
       o.raw("app_args", "[" + args + "]");
       o.add("device", h.device.name).add("driver", h.device.driver).add("vulkan", h.device.apiVersion);
       o.add("device_type", h.device.type).add("capture_time_ns", static_cast<int64_t>(h.captureTimeNs));
-      o.add("frames", uint64_t{reader.frameCount()}).add("first_frame", firstNumber).add("last_frame", lastNumber);
+      o.add("frames", uint64_t{reader.frameCount()})
+          .add("first_frame", firstNumber)
+          .add("last_frame", lastNumber);
       o.add("resources_at_start", resources).add("packets", packets);
       JsonObject types;
       for (const auto& [type, count] : perType) types.add(type, count);
@@ -89,9 +91,11 @@ class InfoCommand final : public Subcommand {
     } else {
       char when[64] = "unknown";
       const std::time_t seconds = static_cast<std::time_t>(h.captureTimeNs / 1000000000);
-      if (std::tm tm{}; gmtime_r(&seconds, &tm)) std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+      if (std::tm tm{}; gmtime_r(&seconds, &tm))
+        std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
       std::printf("trace      %s\n", path_.c_str());
-      std::printf("format     %u.%u (written by reel %s)\n", h.formatMajor, h.formatMinor, h.reelVersion.c_str());
+      std::printf("format     %u.%u (written by reel %s)\n", h.formatMajor, h.formatMinor,
+                  h.reelVersion.c_str());
       std::string args;
       for (const auto& a : h.appArgs) args += " " + a;
       std::printf("app        %s%s\n", h.appName.c_str(), args.c_str());
@@ -100,15 +104,17 @@ class InfoCommand final : public Subcommand {
       std::printf("captured   %s\n", when);
       std::printf("frames     %zu (%" PRIu64 "-%" PRIu64 ")\n", reader.frameCount(), firstNumber, lastNumber);
       std::printf("resources  %" PRIu64 " alive at the first frame\n", resources);
-      std::printf("packets    %" PRIu64 " (%" PRIu64 " bytes of keys, payloads and aux data)\n", packets, payloadBytes);
+      std::printf("packets    %" PRIu64 " (%" PRIu64 " bytes of keys, payloads and aux data)\n", packets,
+                  payloadBytes);
       for (const auto& [type, count] : perType) std::printf("  %-22s %" PRIu64 "\n", type.c_str(), count);
-      std::printf("size       %" PRIu64 " bytes raw, %" PRIu64 " compressed in %zu chunks (%.1fx), file %" PRIu64
-                  " bytes\n",
-                  raw, compressed, reader.chunks().size(), compressed ? double(raw) / double(compressed) : 0.0,
-                  fileBytes);
+      std::printf("size       %" PRIu64 " bytes raw, %" PRIu64
+                  " compressed in %zu chunks (%.1fx), file %" PRIu64 " bytes\n",
+                  raw, compressed, reader.chunks().size(),
+                  compressed ? double(raw) / double(compressed) : 0.0, fileBytes);
       std::printf("index      %s\n", reader.hasIndex() ? "intact" : "missing (rebuilt by scanning)");
       std::printf("complete   %s\n", reader.complete() ? "yes" : "no (the writer did not finish)");
-      if (frameErrors) std::printf("unreadable %" PRIu64 " frames (first: %s)\n", frameErrors, firstError.c_str());
+      if (frameErrors)
+        std::printf("unreadable %" PRIu64 " frames (first: %s)\n", frameErrors, firstError.c_str());
     }
     return kSuccess;
   }
@@ -125,6 +131,8 @@ class InfoCommand final : public Subcommand {
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeInfoCommand() { return std::make_unique<InfoCommand>(); }
+std::unique_ptr<Subcommand> makeInfoCommand() {
+  return std::make_unique<InfoCommand>();
+}
 
 }  // namespace reel::cli

@@ -12,9 +12,9 @@
 #include <optional>
 #include <vector>
 
-#include "reel/json/json.h"
 #include "../progress.h"
 #include "../trace_input.h"
+#include "reel/json/json.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/vulkan/vulkan_device.h"
 #include "reel/window/window.h"

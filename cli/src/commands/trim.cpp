@@ -40,7 +40,8 @@ class TrimCommand final : public Subcommand {
     std::error_code ec;
     if (fs::is_directory(out, ec)) throw BadInput(output_ + ": is a directory");
     const fs::path folder = out.parent_path().empty() ? fs::path(".") : out.parent_path();
-    if (!fs::is_directory(folder, ec)) throw BadInput(output_ + ": folder " + folder.string() + " does not exist");
+    if (!fs::is_directory(folder, ec))
+      throw BadInput(output_ + ": folder " + folder.string() + " does not exist");
     const fs::path temporary = fs::path(output_ + ".tmp" + std::to_string(::getpid()));
 
     NullDevice device(/*recordCalls=*/false, h.device);
@@ -97,7 +98,8 @@ class TrimCommand final : public Subcommand {
     std::printf("%s: frames %llu-%llu of %s, %llu resources at the start, %llu bytes\n", output_.c_str(),
                 static_cast<unsigned long long>(reader.frameNumber(first)),
                 static_cast<unsigned long long>(reader.frameNumber(last)), path_.c_str(),
-                static_cast<unsigned long long>(stats.resources), static_cast<unsigned long long>(stats.fileBytes));
+                static_cast<unsigned long long>(stats.resources),
+                static_cast<unsigned long long>(stats.fileBytes));
     return kSuccess;
   }
 
@@ -107,6 +109,8 @@ class TrimCommand final : public Subcommand {
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeTrimCommand() { return std::make_unique<TrimCommand>(); }
+std::unique_ptr<Subcommand> makeTrimCommand() {
+  return std::make_unique<TrimCommand>();
+}
 
 }  // namespace reel::cli

@@ -14,7 +14,9 @@ class VerifyCommand final : public Subcommand {
   const char* description() const override {
     return "Check every chunk and message of a trace; exit 1 if anything is wrong";
   }
-  void addOptions(CLI::App& app) override { app.add_option("TRACE", path_, "Trace file (.reel)")->required(); }
+  void addOptions(CLI::App& app) override {
+    app.add_option("TRACE", path_, "Trace file (.reel)")->required();
+  }
 
   int run() override {
     trace::TraceReader reader = openTrace(path_);
@@ -44,8 +46,8 @@ class VerifyCommand final : public Subcommand {
     }
     for (const std::string& p : problems) std::printf("%s\n", p.c_str());
     if (problems.empty()) {
-      std::printf("%s: ok: %zu frames, %llu packets, %zu chunks, index intact\n", path_.c_str(), reader.frameCount(),
-                  static_cast<unsigned long long>(packets), reader.chunks().size());
+      std::printf("%s: ok: %zu frames, %llu packets, %zu chunks, index intact\n", path_.c_str(),
+                  reader.frameCount(), static_cast<unsigned long long>(packets), reader.chunks().size());
       return kSuccess;
     }
     std::printf("%s: %zu problem%s\n", path_.c_str(), problems.size(), problems.size() == 1 ? "" : "s");
@@ -58,6 +60,8 @@ class VerifyCommand final : public Subcommand {
 
 }  // namespace
 
-std::unique_ptr<Subcommand> makeVerifyCommand() { return std::make_unique<VerifyCommand>(); }
+std::unique_ptr<Subcommand> makeVerifyCommand() {
+  return std::make_unique<VerifyCommand>();
+}
 
 }  // namespace reel::cli
