@@ -115,6 +115,10 @@ Result<void> ReplaySession::start() {
   auto feeder = FrameFeeder::create(*renderer_, reader_.header(), options_.edit, options_.keyEdit);
   if (!feeder) return fail(reader_.name(), ": ", feeder.error().message);
   feeder_ = std::move(feeder.value());
+  return submitStartResources();
+}
+
+Result<void> ReplaySession::submitStartResources() {
   DecodeTimes* times = options_.collectTimings ? &decodeTimes_ : nullptr;
   Result<std::vector<trace::ResourcesRecord>> resources = Error{};
   {
@@ -136,12 +140,15 @@ Result<void> ReplaySession::start() {
 }
 
 Result<void> ReplaySession::restart() {
+  // The renderer and the feeder stay: their buckets' memory is already faulted in (building them anew
+  // for every --loop pass cost more page faults than decoding the frames), and nothing of a frame
+  // outlives its kick but the resources, which are destroyed here and created again from the trace.
   feeder_->destroyAll();
   renderer_->kick();
   renderer_->flushAndWait();
-  feeder_.reset();
-  renderer_.reset();
-  return start();
+  // The chunk the last frame came from, so that the reader can reuse its buffer.
+  frame_.keepAlive.reset();
+  return submitStartResources();
 }
 
 Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& frame, const FrameOrder& order,

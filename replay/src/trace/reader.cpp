@@ -84,6 +84,9 @@ struct TraceReader::Impl {
   // is fresh pages, and faulting them in cost as much as decompressing into them.
   std::unique_ptr<std::byte[]> spare;
   uint64_t spareCapacity = 0;
+  // The largest chunk the index (or scan) names: chunk buffers are allocated this large, so that any
+  // chunk fits the spare and a replay moving from chunk to chunk allocates once.
+  uint64_t largestChunk = 0;
   Decoder decoder;
 
   ~Impl() { ZSTD_freeDCtx(dctx); }
@@ -140,10 +143,12 @@ Result<std::shared_ptr<Chunk>> TraceReader::Impl::decompress(uint64_t offset, ui
   if (spare && spareCapacity >= capacity) {
     chunk->bytes = std::move(spare);
     chunk->capacity = spareCapacity;
+    spareCapacity = 0;
   } else {
+    const uint64_t allocate = std::max<uint64_t>({capacity, std::min(largestChunk, limit), 1});
     try {
-      chunk->bytes = std::make_unique_for_overwrite<std::byte[]>(capacity ? capacity : 1);
-      chunk->capacity = capacity ? capacity : 1;
+      chunk->bytes = std::make_unique_for_overwrite<std::byte[]>(allocate);
+      chunk->capacity = allocate;
     } catch (const std::bad_alloc&) {
       return at(offset, what, ": cannot allocate the ", capacity, " bytes it decompresses to");
     }
@@ -401,7 +406,7 @@ std::string TraceReader::Impl::framesOfChunk(uint32_t chunk) const {
 
 void TraceReader::Impl::recycleCached() {
   // use_count() == 1: no record keeps the chunk alive, and none can get hold of it but through us.
-  if (cached && cached.use_count() == 1 && cached->capacity > spareCapacity) {
+  if (cached && cached.use_count() == 1 && (!spare || cached->capacity > spareCapacity)) {
     spare = std::move(cached->bytes);
     spareCapacity = cached->capacity;
   }
@@ -451,6 +456,9 @@ Result<void> TraceReader::Impl::load() {
   if (auto r = readHeader(); !r) return r;
   if (!readIndex()) scan();
   finishMessages();
+  for (const ChunkInfo& c : chunks) {
+    if (c.readable) largestChunk = std::max(largestChunk, c.rawSize);
+  }
   // Key types first seen after the header: the header's layouts are not complete without them.
   for (size_t i = 0; i < messages.size(); ++i) {
     if (messages[i].kind != static_cast<uint8_t>(fb::Body::KeyLayouts)) continue;

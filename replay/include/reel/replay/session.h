@@ -6,7 +6,8 @@
 //
 // Going back (a frame at or before the last one replayed) starts over: every resource is destroyed,
 // then the trace is replayed from its first frame, so each frame always starts from the state the app
-// had (state written by the GPU in earlier frames included).
+// had (state written by the GPU in earlier frames included). The renderer goes on: its frame numbers
+// keep counting up across restarts.
 
 #include <chrono>
 #include <cstdint>
@@ -100,6 +101,8 @@ class ReplaySession {
  private:
   ReplaySession(trace::TraceReader& reader, std::unique_ptr<Device> device, const SessionOptions& options);
   Result<void> start();
+  // Creates the resources alive at the trace's first frame.
+  Result<void> submitStartResources();
   Result<TextureHandle> chooseTexture(const trace::FrameRecord& frame, const FrameOrder& order,
                                       uint64_t stopAfterPackets, const TargetChoice& choice,
                                       std::string& name);
