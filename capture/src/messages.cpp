@@ -236,6 +236,8 @@ Offset<void> MessageBuilder::bucket(const BucketTicket& ticket, FrameCounts& cou
   const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
   c.payloadGroups.clear();
   c.auxGroups.clear();
+  c.payloadGroups.reserve(c.bodyType.size());
+  c.auxGroups.reserve(c.bodyType.size());
   for (size_t i = 0; i < c.bodyType.size(); ++i) {
     c.payloadGroups.add(c.bodyType[i], commandInfo(static_cast<CommandType>(c.bodyType[i])).size);
     c.auxGroups.add(uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i], c.bodyAuxSize[i]);

@@ -74,42 +74,42 @@ void ColumnGroups::clear() {
   group_.clear();
   index_.clear();
   groups_.clear();
+  direct_.assign(kDirectKeys, 0);
   lookup_.clear();
   lastGroup_ = kNone;
   total_ = 0;
 }
 
-void ColumnGroups::add(uint64_t key, uint32_t size) {
-  if (size == 0) {
-    group_.push_back(kNone);
-    index_.push_back(0);
-    return;
-  }
-  // A bucket has a handful of groups, visited in turns (pipeline, texture, constants, draw): a short
-  // scan finds them faster than hashing; the map only takes over when there are many.
-  if (lastGroup_ == kNone || key != lastKey_) {
-    uint32_t found = kNone;
-    if (groups_.size() <= kScanLimit) {
-      for (uint32_t g = 0; g < groups_.size() && found == kNone; ++g) {
-        if (groups_[g].key == key) found = g;
-      }
-    } else {
-      if (lookup_.empty()) {
-        for (uint32_t g = 0; g < groups_.size(); ++g) lookup_.emplace(groups_[g].key, g);
-      }
-      if (auto it = lookup_.find(key); it != lookup_.end()) found = it->second;
-    }
-    if (found == kNone) {
-      found = static_cast<uint32_t>(groups_.size());
+uint32_t ColumnGroups::findOrAddGroup(uint64_t key, uint32_t size) {
+  if (key < kDirectKeys) {
+    if (direct_.empty()) direct_.assign(kDirectKeys, 0);
+    uint32_t& slot = direct_[key];
+    if (slot == 0) {
       groups_.push_back(Group{key, size, 0, 0});
-      if (!lookup_.empty()) lookup_.emplace(key, found);
+      slot = static_cast<uint32_t>(groups_.size());
+      if (!lookup_.empty()) lookup_.emplace(key, slot - 1);
     }
-    lastKey_ = key;
-    lastGroup_ = found;
+    return slot - 1;
   }
-  Group& g = groups_[lastGroup_];
-  group_.push_back(lastGroup_);
-  index_.push_back(g.count++);
+  // Other keys (an aux column's: command id and size): a bucket has a handful of groups, so a short
+  // scan finds them faster than hashing; the map only takes over when there are many.
+  uint32_t found = kNone;
+  if (groups_.size() <= kScanLimit) {
+    for (uint32_t g = 0; g < groups_.size() && found == kNone; ++g) {
+      if (groups_[g].key == key) found = g;
+    }
+  } else {
+    if (lookup_.empty()) {
+      for (uint32_t g = 0; g < groups_.size(); ++g) lookup_.emplace(groups_[g].key, g);
+    }
+    if (auto it = lookup_.find(key); it != lookup_.end()) found = it->second;
+  }
+  if (found == kNone) {
+    found = static_cast<uint32_t>(groups_.size());
+    groups_.push_back(Group{key, size, 0, 0});
+    if (!lookup_.empty()) lookup_.emplace(key, found);
+  }
+  return found;
 }
 
 void ColumnGroups::finish() {

@@ -293,46 +293,66 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   }
 
   // Command sizes by id (0: not in the table; a command's size is never 0): one load per body.
-  out.typeSize_.resize(header.commands.size());
-  for (size_t c = 0; c < header.commands.size(); ++c) out.typeSize_[c] = header.commands[c].size;
-  payloadGroups.clear();
+  const size_t commandCount = header.commands.size();
+  out.typeSize_.resize(commandCount);
+  for (size_t c = 0; c < commandCount; ++c) out.typeSize_[c] = header.commands[c].size;
+  // The payload column's groups are keyed by command id alone (schema::ColumnGroups, as the writer
+  // made them): count the bodies of each id and note the order ids first appear in, then each body's
+  // offset is its group's start plus its rank. Arrays indexed by id instead of a group per body.
+  typeBodies.assign(commandCount, 0);
+  typeOrder.clear();
   auxGroups.clear();
   uint64_t payload = 0, aux = 0;
   for (size_t i = 0; i < bodies; ++i) {
     const uint16_t type = out.bodyType_[i];
-    const uint32_t size = type < out.typeSize_.size() ? out.typeSize_[type] : 0;
+    const uint32_t size = type < commandCount ? out.typeSize_[type] : 0;
     if (size == 0) return fail("body ", i, " has command id ", type, ", not in the trace's command table");
-    const uint32_t auxSize = out.bodyAuxSize_[i];
     payload += size;
-    aux += auxSize;
-    if (payload > payloadColumn.size())
-      return fail("payloads of bodies 0..", i, " need ", payload, " bytes, there are ", payloadColumn.size());
-    if (aux > auxColumn.size())
-      return fail("aux data of bodies 0..", i, " needs ", aux, " bytes, there are ", auxColumn.size());
-    payloadGroups.add(type, size);
-    auxGroups.add(uint64_t{type} << 32 | auxSize, auxSize);
+    aux += out.bodyAuxSize_[i];
+    if (typeBodies[type]++ == 0) typeOrder.push_back(type);
   }
-  payloadGroups.finish();
-  auxGroups.finish();
-  if (payload != payloadColumn.size() || payloadGroups.totalBytes() != payload) {
+  if (payload != payloadColumn.size())
     return fail("payloads need ", payload, " bytes, there are ", payloadColumn.size());
+  if (aux != auxColumn.size()) return fail("aux data needs ", aux, " bytes, there are ", auxColumn.size());
+  // Aux data is grouped by command id and size: most bodies have none, so the general grouping only
+  // runs when there is some.
+  if (aux != 0) {
+    auxGroups.reserve(bodies);
+    for (size_t i = 0; i < bodies; ++i) {
+      auxGroups.add(uint64_t{out.bodyType_[i]} << 32 | out.bodyAuxSize_[i], out.bodyAuxSize_[i]);
+    }
+    auxGroups.finish();
+    if (auxGroups.totalBytes() != aux)
+      return fail("aux data needs ", aux, " bytes, there are ", auxColumn.size());
   }
-  if (aux != auxColumn.size() || auxGroups.totalBytes() != aux)
-    return fail("aux data needs ", aux, " bytes, there are ", auxColumn.size());
-  // Groups unshuffled whole, in place: each body's bytes are where its group and index put them, so
+  // Groups unshuffled whole, in place: each body's bytes are where its group and rank put them, so
   // nothing is moved a second time into body order.
   out.payload_.resize(payload);
-  payloadGroups.gatherGroups(reinterpret_cast<const uint8_t*>(payloadColumn.data()),
-                             reinterpret_cast<uint8_t*>(out.payload_.data()));
+  typeCursor.assign(commandCount, 0);
+  uint64_t groupStart = 0;
+  for (const uint16_t type : typeOrder) {
+    const uint32_t size = out.typeSize_[type];
+    schema::unshuffleBytes(reinterpret_cast<const uint8_t*>(payloadColumn.data()) + groupStart,
+                           typeBodies[type], size,
+                           reinterpret_cast<uint8_t*>(out.payload_.data()) + groupStart);
+    typeCursor[type] = groupStart;
+    groupStart += uint64_t{size} * typeBodies[type];
+  }
   out.aux_.resize(aux);
-  auxGroups.gatherGroups(reinterpret_cast<const uint8_t*>(auxColumn.data()),
-                         reinterpret_cast<uint8_t*>(out.aux_.data()));
   out.bodyPayload_.resize(bodies);
   out.bodyAux_.resize(bodies);
   out.bodyShared_.resize(bodies);
   for (size_t i = 0; i < bodies; ++i) {
-    out.bodyPayload_[i] = static_cast<uint32_t>(payloadGroups.elementOffset(i));
-    out.bodyAux_[i] = static_cast<uint32_t>(auxGroups.elementOffset(i));
+    const uint16_t type = out.bodyType_[i];
+    out.bodyPayload_[i] = static_cast<uint32_t>(typeCursor[type]);
+    typeCursor[type] += out.typeSize_[type];
+  }
+  if (aux != 0) {
+    auxGroups.gatherGroups(reinterpret_cast<const uint8_t*>(auxColumn.data()),
+                           reinterpret_cast<uint8_t*>(out.aux_.data()));
+    for (size_t i = 0; i < bodies; ++i) out.bodyAux_[i] = static_cast<uint32_t>(auxGroups.elementOffset(i));
+  } else if (bodies) {
+    std::memset(out.bodyAux_.data(), 0, bodies * sizeof(uint32_t));
   }
   if (bodies) std::memset(out.bodyShared_.data(), 0, bodies);
   for (size_t i = 0; i < sharedBodies.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "reel/runtime/result.h"
 #include "reel/schema/messages.h"
@@ -32,7 +33,11 @@ struct Decoder {
                      FrameRecord& out);
   Result<void> bucket(const fb::Bucket& bucket, const TraceHeader& header, BucketRecord& out);
 
-  schema::ColumnGroups payloadGroups, auxGroups;
+  // Scratch kept from bucket to bucket: bodies per command id, ids in order of first body, next offset.
+  std::vector<uint32_t> typeBodies;
+  std::vector<uint16_t> typeOrder;
+  std::vector<uint64_t> typeCursor;
+  schema::ColumnGroups auxGroups;
 };
 Result<ResourcesRecord> decodeResources(const fb::Resources& resources, const TraceHeader& header,
                                         std::shared_ptr<const void> keepAlive);

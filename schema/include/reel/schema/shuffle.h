@@ -22,9 +22,29 @@ void unshuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
 class ColumnGroups {
  public:
   void clear();
+  void reserve(size_t bodies) {
+    group_.reserve(bodies);
+    index_.reserve(bodies);
+  }
   // The next body: its group key and its bytes in this column (0: none; it joins no group). Bodies of
-  // one key must have the same size.
-  void add(uint64_t key, uint32_t size);
+  // one key must have the same size. Inline: a frame of 400k packets calls it twice per packet.
+  void add(uint64_t key, uint32_t size) {
+    uint32_t group = kNone, index = 0;
+    if (size != 0) {
+      if (key < kDirectKeys && !direct_.empty() && direct_[key] != 0) {
+        group = direct_[key] - 1;
+      } else if (lastGroup_ != kNone && key == lastKey_) {
+        group = lastGroup_;
+      } else {
+        group = findOrAddGroup(key, size);
+        lastKey_ = key;
+        lastGroup_ = group;
+      }
+      index = groups_[group].count++;
+    }
+    group_.push_back(group);
+    index_.push_back(index);
+  }
   // Lays the groups out: in order of their first body, each n elements of its size.
   void finish();
   uint64_t totalBytes() const { return total_; }
@@ -52,11 +72,16 @@ class ColumnGroups {
     uint32_t count = 0;
     uint64_t offset = 0;
   };
+  uint32_t findOrAddGroup(uint64_t key, uint32_t size);
+
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr size_t kScanLimit = 16;
+  // Keys below this (a payload column's keys are command ids) find their group by index.
+  static constexpr uint64_t kDirectKeys = 256;
   std::vector<uint32_t> group_;  // per body: its group, or kNone
   std::vector<uint32_t> index_;  // per body: its position in the group
   std::vector<Group> groups_;
+  std::vector<uint32_t> direct_;  // kDirectKeys entries: group + 1 of a small key, 0 for none yet
   std::unordered_map<uint64_t, uint32_t> lookup_;  // filled once there are more than kScanLimit groups
   uint64_t lastKey_ = 0;
   uint32_t lastGroup_ = kNone;
