@@ -1,5 +1,7 @@
 #include "decode.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -8,6 +10,20 @@
 #include "reel/schema/shuffle.h"
 
 namespace reel::trace {
+
+std::unique_ptr<std::byte[], detail::FreeBytes> detail::allocateLarge(uint64_t bytes) {
+  constexpr uint64_t kHugePage = uint64_t{2} << 20;
+  if (bytes >= kHugePage / 2) {
+    const uint64_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+    void* p = std::aligned_alloc(kHugePage, rounded);
+    // Only advice: the kernel ignores it where transparent huge pages are off.
+    if (p) madvise(p, rounded, MADV_HUGEPAGE);
+    return std::unique_ptr<std::byte[], FreeBytes>(static_cast<std::byte*>(p));
+  }
+  return std::unique_ptr<std::byte[], FreeBytes>(
+      static_cast<std::byte*>(std::aligned_alloc(16, (std::max<uint64_t>(bytes, 1) + 15) & ~uint64_t{15})));
+}
+
 namespace {
 
 using flatbuffers::Vector;

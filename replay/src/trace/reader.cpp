@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <new>
 
@@ -49,13 +50,19 @@ class FileBytes {
   uint64_t size_ = 0;
 };
 
-// A decompressed chunk: 16-byte aligned (new[]), so that 8-byte aligned message offsets are aligned
-// addresses.
+// A decompressed chunk: 16-byte aligned (detail::allocateLarge), so that 8-byte aligned message offsets
+// are aligned addresses.
 struct Chunk {
-  std::unique_ptr<std::byte[]> bytes;
+  std::unique_ptr<std::byte[], detail::FreeBytes> bytes;
   uint64_t size = 0;
   uint64_t capacity = 0;
 };
+
+std::chrono::nanoseconds threadCpuNow() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
+}
 
 std::string zstdError(size_t code) {
   if (ZSTD_getErrorCode(code) == ZSTD_error_checksum_wrong) return "checksum mismatch";
@@ -82,11 +89,12 @@ struct TraceReader::Impl {
   std::shared_ptr<Chunk> cached;
   // A chunk's buffer nothing refers to any more, for the next chunk: a fresh multi-megabyte allocation
   // is fresh pages, and faulting them in cost as much as decompressing into them.
-  std::unique_ptr<std::byte[]> spare;
+  std::unique_ptr<std::byte[], detail::FreeBytes> spare;
   uint64_t spareCapacity = 0;
   // The largest chunk the index (or scan) names: chunk buffers are allocated this large, so that any
   // chunk fits the spare and a replay moving from chunk to chunk allocates once.
   uint64_t largestChunk = 0;
+  DecompressStats decompressStats;
   Decoder decoder;
 
   ~Impl() { ZSTD_freeDCtx(dctx); }
@@ -146,17 +154,19 @@ Result<std::shared_ptr<Chunk>> TraceReader::Impl::decompress(uint64_t offset, ui
     spareCapacity = 0;
   } else {
     const uint64_t allocate = std::max<uint64_t>({capacity, std::min(largestChunk, limit), 1});
-    try {
-      chunk->bytes = std::make_unique_for_overwrite<std::byte[]>(allocate);
-      chunk->capacity = allocate;
-    } catch (const std::bad_alloc&) {
+    chunk->bytes = detail::allocateLarge(allocate);
+    if (!chunk->bytes)
       return at(offset, what, ": cannot allocate the ", capacity, " bytes it decompresses to");
-    }
+    chunk->capacity = allocate;
   }
   if (!dctx) dctx = ZSTD_createDCtx();
   if (!dctx) return at(offset, what, ": cannot create a zstd context");
+  const std::chrono::nanoseconds cpu0 = threadCpuNow();
   const size_t n = ZSTD_decompressDCtx(dctx, chunk->bytes.get(), capacity, data() + offset, compressedSize);
+  decompressStats.cpu += threadCpuNow() - cpu0;
+  ++decompressStats.chunks;
   if (ZSTD_isError(n)) return at(offset, what, ": ", zstdError(n));
+  decompressStats.bytes += n;
   if (exact && n != capacity)
     return at(offset, what, ": decompressed to ", n, " bytes, the index says ", capacity);
   chunk->size = n;
@@ -545,6 +555,10 @@ std::span<const MessageInfo> TraceReader::messages() const {
 size_t TraceReader::frameCount() const {
   return impl_->frames.size();
 }
+const TraceReader::DecompressStats& TraceReader::decompressStats() const {
+  return impl_->decompressStats;
+}
+
 uint64_t TraceReader::frameNumber(size_t index) const {
   return impl_->messages[impl_->frames.at(index)].frame;
 }

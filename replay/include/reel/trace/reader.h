@@ -22,6 +22,7 @@
 // the file: a capture still writing it only appends (the reader sees what was there when it opened),
 // but another process truncating it under the reader would fault the mapping.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -89,6 +90,14 @@ class TraceReader {
   Result<std::vector<ResourcesRecord>> readResources();
   Result<std::vector<MarkerRecord>> readMarkers();
   Result<std::optional<CaptureEndRecord>> readCaptureEnd();
+
+  // zstd's own share of reading: the floor under readFrame, whatever the decoding costs.
+  struct DecompressStats {
+    uint64_t chunks = 0;              // zstd frames decompressed (the header and the index included)
+    uint64_t bytes = 0;               // bytes they decompressed to
+    std::chrono::nanoseconds cpu{0};  // thread CPU time inside ZSTD_decompressDCtx
+  };
+  const DecompressStats& decompressStats() const;
 
   struct Impl;
 

@@ -13,8 +13,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +36,14 @@ struct TagView {
 
 namespace detail {
 
+struct FreeBytes {
+  void operator()(void* p) const { std::free(p); }
+};
+// Uninitialised memory for `bytes` (at least 1), 16-byte aligned; null when it cannot be had. Large
+// blocks are whole 2 MiB pages with transparent huge pages advised: a replay fills tens of megabytes
+// of fresh chunk and record buffers, and faulting them in 4 KiB at a time cost more than decoding them.
+std::unique_ptr<std::byte[], FreeBytes> allocateLarge(uint64_t bytes);
+
 // A vector of trivially copyable elements whose growth leaves them uninitialised: the decoder overwrites
 // every element it sizes, so std::vector's zero fill would only touch fresh pages twice (a replay of
 // 400k packets a frame spent more in those page faults than in unshuffling). Keeps its capacity.
@@ -45,7 +55,7 @@ class UninitBuffer {
   UninitBuffer& operator=(const UninitBuffer& other) {
     if (this != &other) {
       resize(other.size_);
-      if (size_) std::memcpy(data_.get(), other.data_.get(), size_ * sizeof(T));
+      if (size_) std::memcpy(data(), other.data(), size_ * sizeof(T));
     }
     return *this;
   }
@@ -55,7 +65,8 @@ class UninitBuffer {
   // The first min(size(), n) elements are kept; the others are garbage until written.
   void resize(size_t n) {
     if (n > capacity_) {
-      auto grown = std::make_unique_for_overwrite<T[]>(n);
+      auto grown = allocateLarge(uint64_t{n} * sizeof(T));
+      if (!grown) throw std::bad_alloc();
       if (size_) std::memcpy(grown.get(), data_.get(), size_ * sizeof(T));
       data_ = std::move(grown);
       capacity_ = n;
@@ -64,15 +75,15 @@ class UninitBuffer {
   }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
-  T& operator[](size_t i) { return data_[i]; }
-  const T& operator[](size_t i) const { return data_[i]; }
-  operator std::span<const T>() const { return {data_.get(), size_}; }
+  T* data() { return reinterpret_cast<T*>(data_.get()); }
+  const T* data() const { return reinterpret_cast<const T*>(data_.get()); }
+  T& operator[](size_t i) { return data()[i]; }
+  const T& operator[](size_t i) const { return data()[i]; }
+  operator std::span<const T>() const { return {data(), size_}; }
 
  private:
-  static_assert(std::is_trivially_copyable_v<T>);
-  std::unique_ptr<T[]> data_;
+  static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 16);
+  std::unique_ptr<std::byte[], FreeBytes> data_;
   size_t size_ = 0;
   size_t capacity_ = 0;
 };
