@@ -10,9 +10,10 @@ ResourceContext::ResourceContext() {
   current_->bytes.resize(8);
 }
 
-void ResourceContext::recordBytes(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux) {
+void ResourceContext::recordBytes(CommandType type, std::span<const std::byte> payload,
+                                  std::span<const std::byte> aux) {
   // Caller holds mutex_.
-  std::vector<std::byte>& bytes = current_->bytes;
+  auto& bytes = current_->bytes;
   const size_t payloadBytes = (payload.size() + 7) & ~size_t{7};
   const size_t auxBytes = (aux.size() + 7) & ~size_t{7};
   const size_t offset = bytes.size();
@@ -66,7 +67,8 @@ Handle<K> ResourceContext::create(Handle<K> C::*handleField, const decltype(C::d
 BufferHandle ResourceContext::createBuffer(const BufferDesc& desc, std::span<const std::byte> initialData) {
   return create(&cmd::CreateBuffer::buffer, desc, initialData);
 }
-TextureHandle ResourceContext::createTexture(const TextureDesc& desc, std::span<const std::byte> initialData) {
+TextureHandle ResourceContext::createTexture(const TextureDesc& desc,
+                                             std::span<const std::byte> initialData) {
   return create(&cmd::CreateTexture::texture, desc, initialData);
 }
 SamplerHandle ResourceContext::createSampler(const SamplerDesc& desc) {
@@ -92,8 +94,8 @@ bool ResourceContext::writeBuffer(BufferHandle buffer, uint64_t offset, std::spa
   return true;
 }
 
-bool ResourceContext::writeTexture(TextureHandle texture, uint32_t mipLevel, uint32_t x, uint32_t y, uint32_t width,
-                                   uint32_t height, std::span<const std::byte> texels) {
+bool ResourceContext::writeTexture(TextureHandle texture, uint32_t mipLevel, uint32_t x, uint32_t y,
+                                   uint32_t width, uint32_t height, std::span<const std::byte> texels) {
   if (!isLive(texture)) return false;
   auto packet = zeroed<cmd::WriteTexture>();
   packet.texture = texture;
@@ -111,18 +113,29 @@ template <ResourceKind K, Command Destroy>
 bool ResourceContext::destroyHandle(Handle<K> handle) {
   if (!std::get<static_cast<size_t>(K)>(pools_).retire(handle)) return false;
   auto packet = zeroed<Destroy>();
-  std::memcpy(static_cast<void*>(&packet), &handle, sizeof handle);  // every Destroy* packet is its one handle
+  std::memcpy(static_cast<void*>(&packet), &handle,
+              sizeof handle);  // every Destroy* packet is its one handle
   static_assert(sizeof(Destroy) == sizeof(Handle<K>));
   std::lock_guard lock(mutex_);
   record(packet, {});
   return true;
 }
 
-bool ResourceContext::destroy(BufferHandle h) { return destroyHandle<ResourceKind::Buffer, cmd::DestroyBuffer>(h); }
-bool ResourceContext::destroy(TextureHandle h) { return destroyHandle<ResourceKind::Texture, cmd::DestroyTexture>(h); }
-bool ResourceContext::destroy(SamplerHandle h) { return destroyHandle<ResourceKind::Sampler, cmd::DestroySampler>(h); }
-bool ResourceContext::destroy(ShaderHandle h) { return destroyHandle<ResourceKind::Shader, cmd::DestroyShader>(h); }
-bool ResourceContext::destroy(PipelineHandle h) { return destroyHandle<ResourceKind::Pipeline, cmd::DestroyPipeline>(h); }
+bool ResourceContext::destroy(BufferHandle h) {
+  return destroyHandle<ResourceKind::Buffer, cmd::DestroyBuffer>(h);
+}
+bool ResourceContext::destroy(TextureHandle h) {
+  return destroyHandle<ResourceKind::Texture, cmd::DestroyTexture>(h);
+}
+bool ResourceContext::destroy(SamplerHandle h) {
+  return destroyHandle<ResourceKind::Sampler, cmd::DestroySampler>(h);
+}
+bool ResourceContext::destroy(ShaderHandle h) {
+  return destroyHandle<ResourceKind::Shader, cmd::DestroyShader>(h);
+}
+bool ResourceContext::destroy(PipelineHandle h) {
+  return destroyHandle<ResourceKind::Pipeline, cmd::DestroyPipeline>(h);
+}
 bool ResourceContext::destroy(RenderTargetHandle h) {
   return destroyHandle<ResourceKind::RenderTarget, cmd::DestroyRenderTarget>(h);
 }
@@ -133,33 +146,65 @@ Result<void> ResourceContext::replayRequest(CommandType type, std::span<const st
     return fail("not a resource request: command type ", static_cast<uint32_t>(type));
   }
   if (payload.size() != commandInfo(type).size) {
-    return fail(commandName(type), ": payload is ", payload.size(), " bytes, expected ", commandInfo(type).size);
+    return fail(commandName(type), ": payload is ", payload.size(), " bytes, expected ",
+                commandInfo(type).size);
   }
   uint32_t handle;  // every request but the writes starts with its handle; the writes too
   std::memcpy(&handle, payload.data(), sizeof handle);
   bool ok = true;
   switch (type) {
-    case CommandType::CreateBuffer: ok = std::get<0>(pools_).adopt(BufferHandle{handle}); break;
-    case CommandType::CreateTexture: ok = std::get<1>(pools_).adopt(TextureHandle{handle}); break;
-    case CommandType::CreateSampler: ok = std::get<2>(pools_).adopt(SamplerHandle{handle}); break;
-    case CommandType::CreateShader: ok = std::get<3>(pools_).adopt(ShaderHandle{handle}); break;
-    case CommandType::CreatePipeline: ok = std::get<4>(pools_).adopt(PipelineHandle{handle}); break;
-    case CommandType::CreateRenderTarget: ok = std::get<5>(pools_).adopt(RenderTargetHandle{handle}); break;
-    case CommandType::DestroyBuffer: ok = std::get<0>(pools_).retire(BufferHandle{handle}); break;
-    case CommandType::DestroyTexture: ok = std::get<1>(pools_).retire(TextureHandle{handle}); break;
-    case CommandType::DestroySampler: ok = std::get<2>(pools_).retire(SamplerHandle{handle}); break;
-    case CommandType::DestroyShader: ok = std::get<3>(pools_).retire(ShaderHandle{handle}); break;
-    case CommandType::DestroyPipeline: ok = std::get<4>(pools_).retire(PipelineHandle{handle}); break;
-    case CommandType::DestroyRenderTarget: ok = std::get<5>(pools_).retire(RenderTargetHandle{handle}); break;
-    default: break;  // writes name a live handle; the device checks it
+    case CommandType::CreateBuffer:
+      ok = std::get<0>(pools_).adopt(BufferHandle{handle});
+      break;
+    case CommandType::CreateTexture:
+      ok = std::get<1>(pools_).adopt(TextureHandle{handle});
+      break;
+    case CommandType::CreateSampler:
+      ok = std::get<2>(pools_).adopt(SamplerHandle{handle});
+      break;
+    case CommandType::CreateShader:
+      ok = std::get<3>(pools_).adopt(ShaderHandle{handle});
+      break;
+    case CommandType::CreatePipeline:
+      ok = std::get<4>(pools_).adopt(PipelineHandle{handle});
+      break;
+    case CommandType::CreateRenderTarget:
+      ok = std::get<5>(pools_).adopt(RenderTargetHandle{handle});
+      break;
+    case CommandType::DestroyBuffer:
+      ok = std::get<0>(pools_).retire(BufferHandle{handle});
+      break;
+    case CommandType::DestroyTexture:
+      ok = std::get<1>(pools_).retire(TextureHandle{handle});
+      break;
+    case CommandType::DestroySampler:
+      ok = std::get<2>(pools_).retire(SamplerHandle{handle});
+      break;
+    case CommandType::DestroyShader:
+      ok = std::get<3>(pools_).retire(ShaderHandle{handle});
+      break;
+    case CommandType::DestroyPipeline:
+      ok = std::get<4>(pools_).retire(PipelineHandle{handle});
+      break;
+    case CommandType::DestroyRenderTarget:
+      ok = std::get<5>(pools_).retire(RenderTargetHandle{handle});
+      break;
+    default:
+      break;  // writes name a live handle; the device checks it
   }
   if (!ok) {
     return fail(commandName(type), ": handle #", handle & ((1u << 20) - 1), " generation ", handle >> 20,
-                " cannot be ", commandName(type)[0] == 'C' ? "created (its slot is live)" : "destroyed (it is not live)");
+                " cannot be ",
+                commandName(type)[0] == 'C' ? "created (its slot is live)" : "destroyed (it is not live)");
   }
   std::lock_guard lock(mutex_);
   recordBytes(type, payload, aux);
   return {};
+}
+
+void ResourceContext::reserveRequestBytes(size_t bytes) {
+  std::lock_guard lock(mutex_);
+  current_->bytes.reserve(current_->bytes.size() + bytes);
 }
 
 RequestStream& ResourceContext::handOver() {
@@ -187,13 +232,26 @@ RequestStream& ResourceContext::handOver() {
 
 void ResourceContext::recycle(CommandType destroyType, uint32_t handleValue) {
   switch (destroyType) {
-    case CommandType::DestroyBuffer: std::get<0>(pools_).recycle(BufferHandle{handleValue}); break;
-    case CommandType::DestroyTexture: std::get<1>(pools_).recycle(TextureHandle{handleValue}); break;
-    case CommandType::DestroySampler: std::get<2>(pools_).recycle(SamplerHandle{handleValue}); break;
-    case CommandType::DestroyShader: std::get<3>(pools_).recycle(ShaderHandle{handleValue}); break;
-    case CommandType::DestroyPipeline: std::get<4>(pools_).recycle(PipelineHandle{handleValue}); break;
-    case CommandType::DestroyRenderTarget: std::get<5>(pools_).recycle(RenderTargetHandle{handleValue}); break;
-    default: REEL_ASSERT(false, "recycle of a request that is not a destroy");
+    case CommandType::DestroyBuffer:
+      std::get<0>(pools_).recycle(BufferHandle{handleValue});
+      break;
+    case CommandType::DestroyTexture:
+      std::get<1>(pools_).recycle(TextureHandle{handleValue});
+      break;
+    case CommandType::DestroySampler:
+      std::get<2>(pools_).recycle(SamplerHandle{handleValue});
+      break;
+    case CommandType::DestroyShader:
+      std::get<3>(pools_).recycle(ShaderHandle{handleValue});
+      break;
+    case CommandType::DestroyPipeline:
+      std::get<4>(pools_).recycle(PipelineHandle{handleValue});
+      break;
+    case CommandType::DestroyRenderTarget:
+      std::get<5>(pools_).recycle(RenderTargetHandle{handleValue});
+      break;
+    default:
+      REEL_ASSERT(false, "recycle of a request that is not a destroy");
   }
 }
 

@@ -62,6 +62,14 @@ const char* FrameFeeder::intern(std::string_view s) {
 
 Result<void> FrameFeeder::submitResources(const trace::ResourcesRecord& resources) {
   ResourceContext& context = renderer_.resources();
+  // Every create and write below, each with its header and padding: the requests' bytes, reserved once.
+  size_t requestBytes = 0;
+  for (const trace::LiveResourceRecord& resource : resources.resources) {
+    requestBytes += sizeof(PacketHeader) + resource.create.size() + resource.code.size() + 16;
+    for (const auto& contents : resource.contents)
+      requestBytes += sizeof(PacketHeader) + sizeof(cmd::WriteTexture) + contents.bytes.size() + 16;
+  }
+  context.reserveRequestBytes(requestBytes);
   for (const trace::LiveResourceRecord& resource : resources.resources) {
     auto type = mapCommand(resource.createType);
     if (!type) return fail("a resource alive at the capture start: ", type.error().message);

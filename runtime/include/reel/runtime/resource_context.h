@@ -13,25 +13,49 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
-#include "reel/runtime/commands.h"
 #include "reel/runtime/command_bucket.h"
+#include "reel/runtime/commands.h"
 #include "reel/runtime/handle.h"
 #include "reel/runtime/result.h"
 
 namespace reel {
 
+// Growing a vector with it leaves the new elements uninitialised: request bytes are written right
+// after they are sized, and zero-filling megabytes of texture data first only doubled the work.
+template <typename T>
+struct DefaultInitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  using std::allocator<T>::allocator;
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
 // One frame's requests: packets laid out as in a bucket (PacketHeader, payload, aux), in request order.
+// Only the packets' own bytes are ever read: the padding between them is not initialised.
 struct RequestStream {
-  std::vector<std::byte> bytes;      // offset 0 is never a request
-  std::vector<uint32_t> requests;    // offsets, in request order
-  mutable std::atomic<uint32_t> references{0};  // as BucketStream::references
+  std::vector<std::byte, DefaultInitAllocator<std::byte>> bytes;  // offset 0 is never a request
+  std::vector<uint32_t> requests;                                 // offsets, in request order
+  mutable std::atomic<uint32_t> references{0};                    // as BucketStream::references
   const PacketHeader& header(uint32_t offset) const {
     return *reinterpret_cast<const PacketHeader*>(bytes.data() + offset);
   }
   const std::byte* payload(uint32_t offset) const { return bytes.data() + offset + sizeof(PacketHeader); }
-  std::span<const std::byte> aux(const PacketHeader& h) const { return {bytes.data() + h.auxOffset, h.auxSize}; }
+  std::span<const std::byte> aux(const PacketHeader& h) const {
+    return {bytes.data() + h.auxOffset, h.auxSize};
+  }
 };
 
 class ResourceContext {
@@ -61,7 +85,11 @@ class ResourceContext {
   // names (so the trace's packets need no remapping), a destroy retires it. `payload` must be the
   // command's size. Returns an error, and records nothing, when the handle cannot be adopted or
   // retired or the request is not a resource request.
-  Result<void> replayRequest(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux);
+  Result<void> replayRequest(CommandType type, std::span<const std::byte> payload,
+                             std::span<const std::byte> aux);
+  // Room for `bytes` more of requests in this frame (a replay creating a trace's resources knows how much
+  // their data is): one allocation instead of a vector growing through every size up to it.
+  void reserveRequestBytes(size_t bytes);
 
   template <ResourceKind K>
   HandleState state(Handle<K> handle) const {
@@ -86,9 +114,9 @@ class ResourceContext {
   template <ResourceKind K, Command Destroy>
   bool destroyHandle(Handle<K> handle);
 
-  std::tuple<HandlePool<ResourceKind::Buffer>, HandlePool<ResourceKind::Texture>, HandlePool<ResourceKind::Sampler>,
-             HandlePool<ResourceKind::Shader>, HandlePool<ResourceKind::Pipeline>,
-             HandlePool<ResourceKind::RenderTarget>>
+  std::tuple<HandlePool<ResourceKind::Buffer>, HandlePool<ResourceKind::Texture>,
+             HandlePool<ResourceKind::Sampler>, HandlePool<ResourceKind::Shader>,
+             HandlePool<ResourceKind::Pipeline>, HandlePool<ResourceKind::RenderTarget>>
       pools_;
   std::mutex mutex_;
   std::array<std::unique_ptr<RequestStream>, kMaxFramesInFlight + 1 + kMaxObserverRetainedFrames> streams_;
