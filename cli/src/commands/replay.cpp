@@ -274,6 +274,8 @@ class ReplayCommand final : public Subcommand {
       JsonObject cpu;
       cpu.add("decode_ms", ms(decodeCpu)).add("decode_wall_ms", ms(decode.wall)).add("open_ms", ms(openCpu));
       cpu.add("read_ms", ms(decode.readCpu)).add("feed_ms", ms(decode.feedCpu));
+      const Nanoseconds decompressCpu = reader.decompressStats().cpu;
+      cpu.add("decompress_ms", ms(decompressCpu));
       cpu.add("replay_thread_ms", ms(replayThreadCpu)).add("render_thread_ms", ms(renderThreadCpu));
       cpu.add("process_ms", ms(processCpu)).add("decode_in_loop_ms", ms(decodeInLoop));
       cpu.add("decode_share_of_process", processCpu.count() > 0 ? ms(decodeInLoop) / ms(processCpu) : 0.0);
@@ -287,8 +289,13 @@ class ReplayCommand final : public Subcommand {
       summary.add("gpu_timestamps", gpuTimestamps);
       summary.raw("cpu_ms", distributionJson(cpuMs));
       summary.raw("gpu_ms", gpuTimestamps ? distributionJson(gpuMs) : "null");
+      // decode_share: getting frames out of the trace and into the buckets (read + feed); read_share:
+      // reading alone (open, decompress, verify, decode), without refilling the buckets; decompress_share:
+      // zstd alone, the floor under read_share for this trace on this machine.
       summary.add("decode_ms", ms(decodeCpu));
       summary.add("decode_share", replayCpu.count() > 0 ? ms(decodeCpu) / ms(replayCpu) : 0.0);
+      summary.add("read_share", replayCpu.count() > 0 ? ms(openCpu + decode.readCpu) / ms(replayCpu) : 0.0);
+      summary.add("decompress_share", replayCpu.count() > 0 ? ms(decompressCpu) / ms(replayCpu) : 0.0);
       summary.raw("cpu_time", cpu.str());
       summary.raw("frames_replayed", "[" + frameJson + "]");
       summary.raw("render_thread", "[" + perFrame + "]");
