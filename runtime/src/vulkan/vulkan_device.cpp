@@ -405,12 +405,33 @@ std::optional<uint32_t> VulkanDevice::recordPresent() {
   dependency.pImageMemoryBarriers = &toDst;
   fns_->t.vkCmdPipelineBarrier2(cmd_, &dependency);
 
+  // Scaled to fit with its aspect ratio kept; the bars around it black.
+  const vk::BlitRect rect = vk::letterbox({texture.desc.width, texture.desc.height}, extent);
+  if (rect.x0 > 0 || rect.y0 > 0 || rect.x1 < static_cast<int32_t>(extent.width) ||
+      rect.y1 < static_cast<int32_t>(extent.height)) {
+    const VkClearColorValue black{};
+    const VkImageSubresourceRange whole{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    fns_->t.vkCmdClearColorImage(cmd_, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &whole);
+    // The blit writes the same image: transfer write after transfer write.
+    auto afterClear = vk::make<VkImageMemoryBarrier2>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2);
+    afterClear.srcStageMask = afterClear.dstStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+    afterClear.srcAccessMask = afterClear.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    afterClear.oldLayout = afterClear.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    afterClear.srcQueueFamilyIndex = afterClear.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    afterClear.image = target;
+    afterClear.subresourceRange = whole;
+    auto clearDependency = vk::make<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+    clearDependency.imageMemoryBarrierCount = 1;
+    clearDependency.pImageMemoryBarriers = &afterClear;
+    fns_->t.vkCmdPipelineBarrier2(cmd_, &clearDependency);
+  }
   VkImageBlit blit{};
   blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
   blit.srcOffsets[1] = {static_cast<int32_t>(texture.desc.width), static_cast<int32_t>(texture.desc.height),
                         1};
   blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  blit.dstOffsets[1] = {static_cast<int32_t>(extent.width), static_cast<int32_t>(extent.height), 1};
+  blit.dstOffsets[0] = {rect.x0, rect.y0, 0};
+  blit.dstOffsets[1] = {rect.x1, rect.y1, 1};
   const VkFilter filter = formatSupports(texture.format, VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)
                               ? VK_FILTER_LINEAR
                               : VK_FILTER_NEAREST;

@@ -3,12 +3,12 @@
 // window library; the sample passes GLFW's surface and framebuffer size in through VulkanDeviceOptions).
 //
 // The device presents by blitting the designated present texture (VulkanDevice::setPresentSource) into the
-// acquired image at the end of a frame, scaled to the window. Resize: a changed framebuffer size, or an
-// OUT_OF_DATE / SUBOPTIMAL result, recreates the swapchain at the next acquire; recreation waits for the
-// device to be idle (the old images may still be read by a present), which happens on a resize, not per
-// frame. Minimized (size 0): nothing is acquired or presented, but frames still run. Per-image
-// "render finished" semaphores, because a present's wait on a binary semaphore has no fence to tell when
-// the semaphore can be reused; the image's next acquire does.
+// acquired image at the end of a frame, scaled to the window with its aspect ratio kept (letterbox()).
+// Resize: a changed framebuffer size, or an OUT_OF_DATE / SUBOPTIMAL result, recreates the swapchain at the
+// next acquire; recreation waits for the device to be idle (the old images may still be read by a present),
+// which happens on a resize, not per frame. Minimized (size 0): nothing is acquired or presented, but frames
+// still run. Per-image "render finished" semaphores, because a present's wait on a binary semaphore has no
+// fence to tell when the semaphore can be reused; the image's next acquire does.
 
 #include <functional>
 #include <optional>
@@ -17,6 +17,27 @@
 #include "reel/runtime/vulkan/context.h"
 
 namespace reel::vk {
+
+// Where a `source`-sized image goes in a `target`-sized one when scaled as large as it fits without
+// changing its aspect ratio: centred, with bars left and right or above and below.
+struct BlitRect {
+  int32_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+constexpr BlitRect letterbox(VkExtent2D source, VkExtent2D target) {
+  if (source.width == 0 || source.height == 0 || target.width == 0 || target.height == 0) return {};
+  uint64_t width = target.width, height = target.height;
+  // Compare the aspect ratios without division: source wider than target -> bars above and below.
+  if (uint64_t{source.width} * target.height > uint64_t{target.width} * source.height) {
+    height = (uint64_t{target.width} * source.height + source.width / 2) / source.width;
+  } else {
+    width = (uint64_t{target.height} * source.width + source.height / 2) / source.height;
+  }
+  width = width < 1 ? 1 : width;
+  height = height < 1 ? 1 : height;
+  const auto x0 = static_cast<int32_t>((target.width - width) / 2);
+  const auto y0 = static_cast<int32_t>((target.height - height) / 2);
+  return {x0, y0, x0 + static_cast<int32_t>(width), y0 + static_cast<int32_t>(height)};
+}
 
 class Swapchain {
  public:
