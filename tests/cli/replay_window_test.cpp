@@ -57,6 +57,13 @@ TEST(CliReplayJson, EveryFrameHasCpuAndGpuTimes) {
   EXPECT_GT(std::stod(m[1]), 0.0);
   EXPECT_LT(std::stod(m[1]), 1.0);
   EXPECT_EQ(count(j, "\"decode_ms\":" + kNumber), 2u) << "summary and cpu_time: " << j;
+  // Reading alone, and zstd alone, are parts of it.
+  std::smatch read, zstd;
+  ASSERT_TRUE(std::regex_search(j, read, std::regex("\"read_share\":(" + kNumber + ")"))) << j;
+  ASSERT_TRUE(std::regex_search(j, zstd, std::regex("\"decompress_share\":(" + kNumber + ")"))) << j;
+  EXPECT_GT(std::stod(zstd[1]), 0.0);
+  EXPECT_LE(std::stod(zstd[1]), std::stod(read[1]));
+  EXPECT_LE(std::stod(read[1]), std::stod(m[1]));
   // The fields from before are all still there.
   for (const char* key :
        {"trace", "device", "driver", "frames", "seconds", "fps", "images_written", "device_errors",
