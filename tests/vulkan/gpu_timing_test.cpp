@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "fixture.h"
+#include "reel/runtime/vulkan/frame_context.h"
 
 namespace reel::test {
 namespace {
@@ -177,6 +178,20 @@ TEST(GpuTimesOff, WithoutTimingsNoQueriesAndNoCallbacks) {
   }
   EXPECT_EQ(calls, 0);
   EXPECT_TRUE(device->takeErrors().empty());
+}
+
+// A queue family whose timestampValidBits is 0 (lavapipe's always has timestamps, so the timer is
+// built directly): the timer stays off, writes no query and never hands out a frame.
+TEST(GpuTimesOff, QueueWithoutTimestampsTimesNothing) {
+  const vk::DeviceFns noDevice{};  // never called: a timer with 0 valid bits creates no query pool
+  vk::GpuTimer timer;
+  ASSERT_TRUE(timer.init(noDevice, /*validBits=*/0, 1.0f).ok());
+  EXPECT_FALSE(timer.enabled());
+  timer.startFrame(7);
+  timer.beginCommandBuffer(VK_NULL_HANDLE);
+  timer.endCommandBuffer(VK_NULL_HANDLE);
+  timer.collect();
+  EXPECT_FALSE(timer.takeFrame().has_value());
 }
 
 }  // namespace

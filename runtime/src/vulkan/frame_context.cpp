@@ -62,6 +62,8 @@ Result<void> GpuTimer::init(const DeviceFns& fns, uint32_t validBits, float peri
 }
 
 void GpuTimer::startFrame(uint64_t frame) {
+  // Off (a queue without timestamps): no frame is timed, so takeFrame() delivers nothing.
+  if (!enabled()) return;
   frame_ = frame;
   ticks_ = 0;
   pairs_ = 0;
