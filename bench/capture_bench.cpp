@@ -11,7 +11,6 @@
 // cores does not count as capture overhead, and "off" and "on" run interleaved in one process.
 
 #include <benchmark/benchmark.h>
-#include <time.h>
 #include <zstd.h>
 
 #include <atomic>
@@ -29,6 +28,7 @@
 
 #include "reel/capture/capture.h"
 #include "reel/replay/frame_feeder.h"
+#include "reel/runtime/cpu_time.h"
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/renderer.h"
 #include "reel/schema/messages.h"
@@ -40,9 +40,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 uint64_t threadCpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
+  return static_cast<uint64_t>(threadCpuTime().count());
 }
 
 std::string tempPath(const char* name) {

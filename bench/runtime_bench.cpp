@@ -10,11 +10,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <ctime>
 #include <mutex>
 #include <random>
 #include <thread>
 
+#include "reel/runtime/cpu_time.h"
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/radix_sort.h"
 #include "reel/runtime/renderer.h"
@@ -262,9 +262,7 @@ BENCHMARK(BM_KickWhenRenderThreadKeepsUp)->Unit(benchmark::kMicrosecond)->UseMan
 // lavapipe hides it.
 
 double threadSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+  return std::chrono::duration<double>(threadCpuTime()).count();
 }
 
 // A device whose execute() overloads only fold each packet's fields and the head of its aux data into

@@ -21,11 +21,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <numeric>
 
 #include "assets.h"
+#include "reel/runtime/cpu_time.h"
 #include "reel/runtime/renderer.h"
 #include "reel/runtime/vulkan/vulkan_device.h"
 #include "scene.h"
@@ -39,12 +39,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using samples::Assets;
 using samples::View;
-
-std::chrono::nanoseconds threadCpu() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
-}
 
 constexpr uint32_t kWidth = 1280, kHeight = 720;
 
@@ -188,7 +182,7 @@ class DirectLoop {
 
   // Records the frame; returns this thread's CPU time for it. The buffer is never submitted, only reset.
   std::chrono::nanoseconds record() {
-    const auto start = threadCpu();
+    const auto start = threadCpuTime();
     auto begin = vk::make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     fns_.t.vkBeginCommandBuffer(cmd_, &begin);
@@ -263,7 +257,7 @@ class DirectLoop {
     ++calls.frames;
     fns_.t.vkCmdEndRendering(cmd_);
     fns_.t.vkEndCommandBuffer(cmd_);
-    const auto elapsed = threadCpu() - start;
+    const auto elapsed = threadCpuTime() - start;
     fns_.t.vkResetCommandPool(fns_.device, pool_, 0);
     return elapsed;
   }

@@ -1,7 +1,5 @@
 #include "reel/capture/capture.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -16,6 +14,7 @@
 
 #include "frame_ticket.h"
 #include "messages.h"
+#include "reel/runtime/cpu_time.h"
 #include "reel/schema/messages.h"
 #include "shutdown.h"
 #include "trace_file.h"
@@ -28,12 +27,6 @@ using detail::Snapshot;
 using detail::SnapshotResource;
 
 namespace {
-
-uint64_t threadCpuNs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return uint64_t(ts.tv_sec) * 1'000'000'000ull + uint64_t(ts.tv_nsec);
-}
 
 uint64_t nanosecondsSince(std::chrono::steady_clock::time_point start) {
   return static_cast<uint64_t>(
@@ -385,7 +378,7 @@ Result<void> Capture::State::writeFrame(detail::MessageBuilder& builder, FrameTi
   stats.messageBytes = file->messageBytes();
   stats.fileBytes = file->fileBytes();
   stats.chunks = file->chunks();
-  stats.writerCpuNs = threadCpuNs();
+  stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
   return {};
 }
 
@@ -461,7 +454,7 @@ void Capture::State::writerLoop() {
   stats.messageBytes = file->messageBytes();
   stats.fileBytes = file->fileBytes();
   stats.chunks = file->chunks();
-  stats.writerCpuNs = threadCpuNs();
+  stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
   const std::string line = summary();
   lock.unlock();
   spaceFreed.notify_all();

@@ -6,7 +6,6 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -16,6 +15,7 @@
 #include "../trace_input.h"
 #include "reel/json/json.h"
 #include "reel/replay/session.h"
+#include "reel/runtime/cpu_time.h"
 #include "reel/runtime/vulkan/vulkan_device.h"
 #include "reel/window/window.h"
 
@@ -28,12 +28,6 @@ using Nanoseconds = std::chrono::nanoseconds;
 
 double ms(Nanoseconds t) {
   return std::chrono::duration<double, std::milli>(t).count();
-}
-
-Nanoseconds cpuClock(clockid_t clock) {
-  timespec t{};
-  clock_gettime(clock, &t);
-  return std::chrono::seconds(t.tv_sec) + Nanoseconds(t.tv_nsec);
 }
 
 // {"frames":n,"mean":..,"median":..,"p95":..,"min":..,"max":..} of milliseconds; null when there are none.
@@ -119,9 +113,9 @@ class ReplayCommand final : public Subcommand {
   }
 
   int run() override {
-    const Nanoseconds openCpu0 = cpuClock(CLOCK_THREAD_CPUTIME_ID);
+    const Nanoseconds openCpu0 = threadCpuTime();
     trace::TraceReader reader = openTrace(path_);
-    const Nanoseconds openCpu = cpuClock(CLOCK_THREAD_CPUTIME_ID) - openCpu0;
+    const Nanoseconds openCpu = threadCpuTime() - openCpu0;
     const auto [first, last] = frameRange(reader, frames_);
     auto target = replay::parseTarget(target_);
     if (!target) throw BadInput(target.error().message);
@@ -175,8 +169,8 @@ class ReplayCommand final : public Subcommand {
     bool closed = false;
     Progress progress("replay", (last - first + 1) * loop_);
     const auto start = Clock::now();
-    const Nanoseconds threadCpu0 = cpuClock(CLOCK_THREAD_CPUTIME_ID);
-    const Nanoseconds processCpu0 = cpuClock(CLOCK_PROCESS_CPUTIME_ID);
+    const Nanoseconds threadCpu0 = threadCpuTime();
+    const Nanoseconds processCpu0 = processCpuTime();
     for (uint32_t pass = 0; pass < loop_ && !closed; ++pass) {
       for (size_t i = first; i <= last; ++i) {
         if (window) {
@@ -207,8 +201,8 @@ class ReplayCommand final : public Subcommand {
       }
     }
     s.renderer().flushAndWait();
-    const Nanoseconds threadCpu = cpuClock(CLOCK_THREAD_CPUTIME_ID) - threadCpu0;
-    const Nanoseconds processCpu = cpuClock(CLOCK_PROCESS_CPUTIME_ID) - processCpu0;
+    const Nanoseconds threadCpu = threadCpuTime() - threadCpu0;
+    const Nanoseconds processCpu = processCpuTime() - processCpu0;
     progress.finish();
     const double total = std::chrono::duration<double>(Clock::now() - start).count();
 

@@ -1,9 +1,9 @@
 #include "reel/replay/session.h"
 
 #include <charconv>
-#include <ctime>
 
 #include "reel/image/texels.h"
+#include "reel/runtime/cpu_time.h"
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/vulkan/vulkan_device.h"
 
@@ -15,24 +15,18 @@ bool parseNumber(std::string_view text, uint32_t& out) {
   return ec == std::errc() && end == text.data() + text.size() && !text.empty();
 }
 
-std::chrono::nanoseconds threadCpuNow() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
-}
-
 // Adds the CPU and wall time of its scope to `times` (when there is one), the CPU time also to `part`.
 class DecodeClock {
  public:
   DecodeClock(DecodeTimes* times, std::chrono::nanoseconds DecodeTimes::*part) : times_(times), part_(part) {
     if (times_) {
-      cpu_ = threadCpuNow();
+      cpu_ = threadCpuTime();
       wall_ = std::chrono::steady_clock::now();
     }
   }
   ~DecodeClock() {
     if (!times_) return;
-    const std::chrono::nanoseconds cpu = threadCpuNow() - cpu_;
+    const std::chrono::nanoseconds cpu = threadCpuTime() - cpu_;
     times_->cpu += cpu;
     times_->*part_ += cpu;
     times_->wall += std::chrono::steady_clock::now() - wall_;

@@ -14,11 +14,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <new>
 
 #include "decode.h"
+#include "reel/runtime/cpu_time.h"
 
 namespace reel::trace {
 namespace {
@@ -57,12 +57,6 @@ struct Chunk {
   uint64_t size = 0;
   uint64_t capacity = 0;
 };
-
-std::chrono::nanoseconds threadCpuNow() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return std::chrono::seconds(t.tv_sec) + std::chrono::nanoseconds(t.tv_nsec);
-}
 
 std::string zstdError(size_t code) {
   if (ZSTD_getErrorCode(code) == ZSTD_error_checksum_wrong) return "checksum mismatch";
@@ -161,9 +155,9 @@ Result<std::shared_ptr<Chunk>> TraceReader::Impl::decompress(uint64_t offset, ui
   }
   if (!dctx) dctx = ZSTD_createDCtx();
   if (!dctx) return at(offset, what, ": cannot create a zstd context");
-  const std::chrono::nanoseconds cpu0 = threadCpuNow();
+  const std::chrono::nanoseconds cpu0 = threadCpuTime();
   const size_t n = ZSTD_decompressDCtx(dctx, chunk->bytes.get(), capacity, data() + offset, compressedSize);
-  decompressStats.cpu += threadCpuNow() - cpu0;
+  decompressStats.cpu += threadCpuTime() - cpu0;
   ++decompressStats.chunks;
   if (ZSTD_isError(n)) return at(offset, what, ": ", zstdError(n));
   decompressStats.bytes += n;

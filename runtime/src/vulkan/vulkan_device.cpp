@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 
+#include "reel/runtime/cpu_time.h"
 #include "reel/runtime/vulkan/formats.h"
 
 namespace reel {
@@ -21,9 +21,7 @@ bool envFlag(const char* name) {
 VulkanDevice::VulkanDevice(const VulkanDeviceOptions& options) : options_(options) {}
 
 VulkanDevice::Stamp VulkanDevice::now() {
-  timespec cpu{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
-  return {Clock::now(), std::chrono::seconds(cpu.tv_sec) + std::chrono::nanoseconds(cpu.tv_nsec)};
+  return {Clock::now(), threadCpuTime()};
 }
 
 Result<std::unique_ptr<VulkanDevice>> VulkanDevice::create(const VulkanDeviceOptions& options) {
