@@ -35,6 +35,25 @@ std::span<const CommandInfo> commandTable() {
   return kTable;
 }
 
+std::optional<ResourceRequest> resourceRequestOf(CommandType type) {
+  switch (type) {
+#define REEL_KIND(Kind)                               \
+  case CommandType::Create##Kind:                     \
+    return ResourceRequest{ResourceKind::Kind, true}; \
+  case CommandType::Destroy##Kind:                    \
+    return ResourceRequest{ResourceKind::Kind, false};
+    REEL_KIND(Buffer)
+    REEL_KIND(Texture)
+    REEL_KIND(Sampler)
+    REEL_KIND(Shader)
+    REEL_KIND(Pipeline)
+    REEL_KIND(RenderTarget)
+#undef REEL_KIND
+    default:
+      return std::nullopt;
+  }
+}
+
 const CommandInfo* findCommand(std::string_view name) {
   for (const CommandInfo& info : commandTable()) {
     if (name == info.name) return &info;

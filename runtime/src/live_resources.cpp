@@ -7,28 +7,16 @@ namespace {
 
 // Kind of resource a create or destroy request is about; Count for any other request.
 ResourceKind kindOf(CommandType type) {
-  switch (type) {
-    case CommandType::CreateBuffer:
-    case CommandType::DestroyBuffer: return ResourceKind::Buffer;
-    case CommandType::CreateTexture:
-    case CommandType::DestroyTexture: return ResourceKind::Texture;
-    case CommandType::CreateSampler:
-    case CommandType::DestroySampler: return ResourceKind::Sampler;
-    case CommandType::CreateShader:
-    case CommandType::DestroyShader: return ResourceKind::Shader;
-    case CommandType::CreatePipeline:
-    case CommandType::DestroyPipeline: return ResourceKind::Pipeline;
-    case CommandType::CreateRenderTarget:
-    case CommandType::DestroyRenderTarget: return ResourceKind::RenderTarget;
-    default: return ResourceKind::Count;
-  }
+  const std::optional<ResourceRequest> request = resourceRequestOf(type);
+  return request ? request->kind : ResourceKind::Count;
 }
 
 constexpr uint32_t kIndexMask = (1u << 20) - 1;
 
 }  // namespace
 
-void LiveResources::onCreate(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux) {
+void LiveResources::onCreate(CommandType type, std::span<const std::byte> payload,
+                             std::span<const std::byte> aux) {
   const ResourceKind kind = kindOf(type);
   if (kind == ResourceKind::Count || payload.size() < sizeof(uint32_t)) return;
   uint32_t handle;

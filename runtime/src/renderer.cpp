@@ -10,17 +10,8 @@ namespace {
 constexpr size_t kPrefetchKeys = 16;
 
 bool isDestroy(CommandType type) {
-  switch (type) {
-    case CommandType::DestroyBuffer:
-    case CommandType::DestroyTexture:
-    case CommandType::DestroySampler:
-    case CommandType::DestroyShader:
-    case CommandType::DestroyPipeline:
-    case CommandType::DestroyRenderTarget:
-      return true;
-    default:
-      return false;
-  }
+  const std::optional<ResourceRequest> request = resourceRequestOf(type);
+  return request && !request->creates;
 }
 
 }  // namespace

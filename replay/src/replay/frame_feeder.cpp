@@ -204,34 +204,10 @@ Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t
   return {};
 }
 
-namespace {
-// The resource kind a create or destroy request is about, and whether it creates.
-bool resourceRequest(CommandType type, ResourceKind& kind, bool& creates) {
-  switch (type) {
-#define REEL_KIND(Kind)                         \
-  case CommandType::Create##Kind:               \
-    kind = ResourceKind::Kind, creates = true;  \
-    return true;                                \
-  case CommandType::Destroy##Kind:              \
-    kind = ResourceKind::Kind, creates = false; \
-    return true;
-    REEL_KIND(Buffer)
-    REEL_KIND(Texture)
-    REEL_KIND(Sampler)
-    REEL_KIND(Shader)
-    REEL_KIND(Pipeline)
-    REEL_KIND(RenderTarget)
-#undef REEL_KIND
-    default:
-      return false;
-  }
-}
-}  // namespace
-
 void FrameFeeder::track(CommandType type, std::span<const std::byte> payload) {
-  ResourceKind kind;
-  bool creates;
-  if (!resourceRequest(type, kind, creates) || payload.size() < sizeof(uint32_t)) return;
+  const std::optional<ResourceRequest> request = resourceRequestOf(type);
+  if (!request || payload.size() < sizeof(uint32_t)) return;
+  const auto [kind, creates] = *request;
   uint32_t handle;
   std::memcpy(&handle, payload.data(), sizeof handle);
   auto& table = live_[static_cast<size_t>(kind)];

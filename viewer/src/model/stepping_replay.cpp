@@ -11,44 +11,6 @@
 namespace reel::viewer {
 namespace {
 
-std::optional<ResourceKind> createdKind(CommandType type) {
-  switch (type) {
-    case CommandType::CreateBuffer:
-      return ResourceKind::Buffer;
-    case CommandType::CreateTexture:
-      return ResourceKind::Texture;
-    case CommandType::CreateSampler:
-      return ResourceKind::Sampler;
-    case CommandType::CreateShader:
-      return ResourceKind::Shader;
-    case CommandType::CreatePipeline:
-      return ResourceKind::Pipeline;
-    case CommandType::CreateRenderTarget:
-      return ResourceKind::RenderTarget;
-    default:
-      return std::nullopt;
-  }
-}
-
-std::optional<ResourceKind> destroyedKind(CommandType type) {
-  switch (type) {
-    case CommandType::DestroyBuffer:
-      return ResourceKind::Buffer;
-    case CommandType::DestroyTexture:
-      return ResourceKind::Texture;
-    case CommandType::DestroySampler:
-      return ResourceKind::Sampler;
-    case CommandType::DestroyShader:
-      return ResourceKind::Shader;
-    case CommandType::DestroyPipeline:
-      return ResourceKind::Pipeline;
-    case CommandType::DestroyRenderTarget:
-      return ResourceKind::RenderTarget;
-    default:
-      return std::nullopt;
-  }
-}
-
 double msBetween(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -179,10 +141,10 @@ Result<void> SteppingReplay::start() {
     if (auto ok = feeder_->submitResources(record); !ok) return ok.error();
     for (const trace::LiveResourceRecord& r : record.resources) {
       const auto type = mapType(r.createType);
-      const auto kind = type ? createdKind(*type) : std::nullopt;
-      if (!kind) continue;
+      const auto request = type ? resourceRequestOf(*type) : std::nullopt;
+      if (!request || !request->creates) continue;
       Live live{*type, {r.create.begin(), r.create.end()}, {r.code.begin(), r.code.end()}};
-      live_[liveKey(*kind, firstWord(r.create))] = std::move(live);
+      live_[liveKey(request->kind, firstWord(r.create))] = std::move(live);
     }
   }
   renderer_->kick();
@@ -197,12 +159,14 @@ void SteppingReplay::applyRequests(const trace::FrameRecord& frame, bool destroy
   for (const trace::RequestRecord& request : frame.requests) {
     const auto type = mapType(request.type);
     if (!type) continue;
-    if (const auto kind = createdKind(*type)) {
-      const uint64_t key = liveKey(*kind, firstWord(request.payload));
+    const auto resource = resourceRequestOf(*type);
+    if (!resource) continue;
+    const uint64_t key = liveKey(resource->kind, firstWord(request.payload));
+    if (resource->creates) {
       live_[key] = Live{*type, {request.payload.begin(), request.payload.end()}, {}};
       if (created) created->push_back(key);
-    } else if (const auto gone = destroyedKind(*type); gone && destroys) {
-      live_.erase(liveKey(*gone, firstWord(request.payload)));
+    } else if (destroys) {
+      live_.erase(key);
     }
   }
 }
@@ -238,7 +202,8 @@ Result<void> SteppingReplay::replayPartial(size_t frameIndex, uint64_t stopAfter
   loaded_.requests.clear();
   for (const trace::RequestRecord& request : all) {
     const auto type = mapType(request.type);
-    if (type && destroyedKind(*type)) continue;
+    const auto resource = type ? resourceRequestOf(*type) : std::nullopt;
+    if (resource && !resource->creates) continue;
     loaded_.requests.push_back(request);
   }
   dirty_ = true;  // from here on the state is not a frame start, even if the submit fails half way

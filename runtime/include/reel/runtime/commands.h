@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -72,5 +73,13 @@ std::span<const CommandInfo> commandTable();
 const CommandInfo* findCommand(std::string_view name);
 inline const CommandInfo& commandInfo(CommandType type) { return commandTable()[static_cast<size_t>(type)]; }
 inline const char* commandName(CommandType type) { return commandInfo(type).name; }
+
+// What a Create* or Destroy* request is about: the kind of resource it names (its handle is the packet's
+// first field) and whether it creates it. Nothing for any other command, writes included.
+struct ResourceRequest {
+  ResourceKind kind;
+  bool creates;
+};
+std::optional<ResourceRequest> resourceRequestOf(CommandType type);
 
 }  // namespace reel
