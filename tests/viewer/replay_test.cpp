@@ -31,16 +31,10 @@ struct SceneTrace {
 SceneTrace writeScene(const std::filesystem::path& dir, uint32_t frames, uint64_t firstFrame = 0) {
   SceneTrace t;
   t.path = (dir / "scene.reel").string();
-  NullDevice device;
-  // The handles the scene gets are the ones the trace records (capture copies packets as they are).
-  {
-    Renderer renderer(device);
-    ViewerScene scene(renderer);
-    scene.record();
-    t.tiles = scene.tiles().value;
-    t.color = scene.color().value;
-    t.target = scene.target().value;
-  }
+  const SceneHandles handles = sceneHandles();
+  t.tiles = handles.tiles;
+  t.color = handles.color;
+  t.target = handles.target;
   NullDevice captureDevice;
   const auto ok = captureScene(t.path, captureDevice, frames, firstFrame);
   EXPECT_TRUE(ok) << ok.error().message;

@@ -130,14 +130,9 @@ class ViewerScreenshot : public ::testing::Test {
   Scene captured() {
     Scene s;
     s.path = (dir_ / "scene.reel").string();
-    {
-      NullDevice device;
-      Renderer renderer(device);
-      ViewerScene scene(renderer);
-      scene.record();
-      s.color = scene.color().value;
-      s.tiles = scene.tiles().value;
-    }
+    const SceneHandles handles = sceneHandles();
+    s.color = handles.color;
+    s.tiles = handles.tiles;
     NullDevice device;
     const auto ok = captureScene(s.path, device, 3);
     EXPECT_TRUE(ok) << ok.error().message;

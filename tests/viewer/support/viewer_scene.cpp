@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "reel/capture/capture.h"
+#include "reel/runtime/null_device.h"
 #include "reel/viewer_tests/spirv.h"
 
 namespace reel::viewer::testing {
@@ -166,6 +167,14 @@ void ViewerScene::record() {
   auto& update = copies_.addWithData<cmd::UpdateBuffer>(1000, bytes, sizeof bytes);
   update.buffer = buffer_;
   update.offset = 16;
+}
+
+SceneHandles sceneHandles(SceneOptions options) {
+  NullDevice device;
+  Renderer renderer(device);
+  ViewerScene scene(renderer, options);
+  scene.record();
+  return {scene.color().value, scene.tiles().value, scene.target().value};
 }
 
 Result<void> captureScene(const std::string& path, Device& device, uint32_t frames, uint64_t firstFrame,

@@ -57,6 +57,15 @@ class ViewerScene {
   BufferHandle buffer_{};
 };
 
+// The handle values the scene gets, which are the ones a capture of it records (capture copies packets
+// as they are): taken from a throwaway renderer on the null device.
+struct SceneHandles {
+  uint32_t color = 0;
+  uint32_t tiles = 0;
+  uint32_t target = 0;
+};
+SceneHandles sceneHandles(SceneOptions options = {});
+
 // Captures frames [0, frames) of the scene, driven on `device`, into `path`; the capture starts at
 // `firstFrame` (resources alive then are carried as the capture start).
 Result<void> captureScene(const std::string& path, Device& device, uint32_t frames, uint64_t firstFrame = 0,
