@@ -41,19 +41,24 @@ void ResourceTimeline::addCaptureStart(const trace::ResourcesRecord& resources,
   for (const trace::LiveResourceRecord& live : resources.resources) {
     const auto handle = firstHandle(header, live.createType, live.create);
     if (!handle) continue;
-    ResourceInfo r;
-    r.kind = handle->first;
-    r.handle = handle->second;
-    r.createType = live.createType;
-    r.create.assign(live.create.begin(), live.create.end());
+    ResourceInfo& r = addCreated(*handle, live.createType, live.create, resources.frame);
     r.dataBytes = live.code.size();
     for (const auto& c : live.contents) r.dataBytes += c.bytes.size();
     r.atCaptureStart = true;
-    r.createdFrame = resources.frame;
     r.readbackError = std::string(live.readbackError);
-    live_[liveKey(r.kind, r.handle)] = all_.size();
-    all_.push_back(std::move(r));
   }
+}
+
+ResourceInfo& ResourceTimeline::addCreated(std::pair<ResourceKind, uint32_t> handle, uint16_t createType,
+                                           std::span<const std::byte> create, uint64_t frame) {
+  ResourceInfo& r = all_.emplace_back();
+  r.kind = handle.first;
+  r.handle = handle.second;
+  r.createType = createType;
+  r.create.assign(create.begin(), create.end());
+  r.createdFrame = frame;
+  live_[liveKey(r.kind, r.handle)] = all_.size() - 1;
+  return r;
 }
 
 void ResourceTimeline::addFrame(const trace::FrameRecord& frame, const trace::TraceHeader& header) {
@@ -62,18 +67,9 @@ void ResourceTimeline::addFrame(const trace::FrameRecord& frame, const trace::Tr
     const auto handle = firstHandle(header, request.type, request.payload);
     if (!handle) continue;
     switch (kind) {
-      case RequestKind::Create: {
-        ResourceInfo r;
-        r.kind = handle->first;
-        r.handle = handle->second;
-        r.createType = request.type;
-        r.create.assign(request.payload.begin(), request.payload.end());
-        r.dataBytes = request.aux.size();
-        r.createdFrame = frame.number;
-        live_[liveKey(r.kind, r.handle)] = all_.size();
-        all_.push_back(std::move(r));
+      case RequestKind::Create:
+        addCreated(*handle, request.type, request.payload, frame.number).dataBytes = request.aux.size();
         break;
-      }
       case RequestKind::Destroy:
         if (auto i = liveIndex(handle->first, handle->second)) {
           all_[*i].destroyedFrame = frame.number;

@@ -47,6 +47,9 @@ class ResourceTimeline {
  private:
   static uint64_t liveKey(ResourceKind kind, uint32_t handle) { return uint64_t(kind) << 32 | handle; }
   std::optional<size_t> liveIndex(ResourceKind kind, uint32_t handle) const;
+  // A new instance, alive from `frame`: the fields every create sets; the caller adds the rest.
+  ResourceInfo& addCreated(std::pair<ResourceKind, uint32_t> handle, uint16_t createType,
+                           std::span<const std::byte> create, uint64_t frame);
   std::vector<ResourceInfo> all_;
   std::unordered_map<uint64_t, size_t> live_;  // (kind, handle) -> index in all_, while not destroyed
 };

@@ -8,33 +8,27 @@
 namespace reel::viewer {
 namespace {
 
+// One tab of drawBytes: `count` lines, each made by line(bytes, i), only the visible ones formatted.
+template <typename Line>
+void drawLinesTab(const char* id, float height, size_t count, std::span<const std::byte> bytes, Line line) {
+  if (!ImGui::BeginTabItem(id)) return;
+  ImGui::BeginChild(id, ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(count));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      ImGui::TextUnformatted(line(bytes, static_cast<size_t>(i)).c_str());
+    }
+  }
+  ImGui::EndChild();
+  ImGui::EndTabItem();
+}
+
 void drawBytes(const char* id, std::span<const std::byte> bytes) {
   if (!ImGui::BeginTabBar(id)) return;
   const float height = ImGui::GetTextLineHeightWithSpacing() * 8;
-  if (ImGui::BeginTabItem("hex")) {
-    ImGui::BeginChild("hex", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(hexLineCount(bytes.size())));
-    while (clipper.Step()) {
-      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        ImGui::TextUnformatted(hexLine(bytes, static_cast<size_t>(i)).c_str());
-      }
-    }
-    ImGui::EndChild();
-    ImGui::EndTabItem();
-  }
-  if (ImGui::BeginTabItem("floats")) {
-    ImGui::BeginChild("floats", ImVec2(0, height), true, ImGuiWindowFlags_HorizontalScrollbar);
-    ImGuiListClipper clipper;
-    clipper.Begin(static_cast<int>(floatLineCount(bytes.size())));
-    while (clipper.Step()) {
-      for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        ImGui::TextUnformatted(floatLine(bytes, static_cast<size_t>(i)).c_str());
-      }
-    }
-    ImGui::EndChild();
-    ImGui::EndTabItem();
-  }
+  drawLinesTab("hex", height, hexLineCount(bytes.size()), bytes, hexLine);
+  drawLinesTab("floats", height, floatLineCount(bytes.size()), bytes, floatLine);
   ImGui::EndTabBar();
 }
 
