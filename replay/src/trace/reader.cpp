@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <new>
+#include <utility>
 
 #include "decode.h"
 #include "reel/runtime/cpu_time.h"
@@ -52,10 +53,14 @@ class FileBytes {
 
 // A decompressed chunk: 16-byte aligned (detail::allocateLarge), so that 8-byte aligned message offsets
 // are aligned addresses.
-struct Chunk {
+struct ChunkBuffer {
   std::unique_ptr<std::byte[], detail::FreeBytes> bytes;
-  uint64_t size = 0;
   uint64_t capacity = 0;
+};
+struct Chunk {
+  ChunkBuffer buffer;
+  uint64_t size = 0;  // bytes decompressed into it
+  const std::byte* data() const { return buffer.bytes.get(); }
 };
 
 std::string zstdError(size_t code) {
@@ -83,8 +88,7 @@ struct TraceReader::Impl {
   std::shared_ptr<Chunk> cached;
   // A chunk's buffer nothing refers to any more, for the next chunk: a fresh multi-megabyte allocation
   // is fresh pages, and faulting them in cost as much as decompressing into them.
-  std::unique_ptr<std::byte[], detail::FreeBytes> spare;
-  uint64_t spareCapacity = 0;
+  ChunkBuffer spare;
   // The largest chunk the index (or scan) names: chunk buffers are allocated this large, so that any
   // chunk fits the spare and a replay moving from chunk to chunk allocates once.
   uint64_t largestChunk = 0;
@@ -142,21 +146,19 @@ Result<std::shared_ptr<Chunk>> TraceReader::Impl::decompress(uint64_t offset, ui
   if (capacity > limit)
     return at(offset, what, ": decompresses to ", capacity, " bytes, more than the ", limit, " allowed");
   auto chunk = std::make_shared<Chunk>();
-  if (spare && spareCapacity >= capacity) {
-    chunk->bytes = std::move(spare);
-    chunk->capacity = spareCapacity;
-    spareCapacity = 0;
+  if (spare.bytes && spare.capacity >= capacity) {
+    chunk->buffer = std::exchange(spare, {});
   } else {
     const uint64_t allocate = std::max<uint64_t>({capacity, std::min(largestChunk, limit), 1});
-    chunk->bytes = detail::allocateLarge(allocate);
-    if (!chunk->bytes)
+    chunk->buffer = {detail::allocateLarge(allocate), allocate};
+    if (!chunk->buffer.bytes)
       return at(offset, what, ": cannot allocate the ", capacity, " bytes it decompresses to");
-    chunk->capacity = allocate;
   }
   if (!dctx) dctx = ZSTD_createDCtx();
   if (!dctx) return at(offset, what, ": cannot create a zstd context");
   const std::chrono::nanoseconds cpu0 = threadCpuTime();
-  const size_t n = ZSTD_decompressDCtx(dctx, chunk->bytes.get(), capacity, data() + offset, compressedSize);
+  const size_t n =
+      ZSTD_decompressDCtx(dctx, chunk->buffer.bytes.get(), capacity, data() + offset, compressedSize);
   decompressStats.cpu += threadCpuTime() - cpu0;
   ++decompressStats.chunks;
   if (ZSTD_isError(n)) return at(offset, what, ": ", zstdError(n));
@@ -189,12 +191,11 @@ Result<void> TraceReader::Impl::readHeader() {
   auto chunk = decompress(0, frameSize, rawSize, "header frame", false, kMaxHeaderBytes);
   if (!chunk) return chunk.error();
   const Chunk& raw = *chunk.value();
-  if (raw.size < schema::kSizePrefixBytes + 8 ||
-      !fb::SizePrefixedMessageBufferHasIdentifier(raw.bytes.get())) {
+  if (raw.size < schema::kSizePrefixBytes + 8 || !fb::SizePrefixedMessageBufferHasIdentifier(raw.data())) {
     return at(0, "not a reel trace: its first zstd frame holds no REEL message");
   }
   uint32_t messageSize = 0;
-  auto message = verifyMessage(raw.bytes.get(), raw.size, messageSize);
+  auto message = verifyMessage(raw.data(), raw.size, messageSize);
   if (!message) return at(0, "header message: ", message.error().message);
   const fb::Header* h = message.value()->body_as_Header();
   if (!h)
@@ -342,12 +343,12 @@ void TraceReader::Impl::scan() {
     info.readable = true;
     chunks.push_back(info);
     for (uint64_t at = 0; at < raw->size;) {
-      if (raw->size - at < 8 && std::all_of(raw->bytes.get() + at, raw->bytes.get() + raw->size,
+      if (raw->size - at < 8 && std::all_of(raw->data() + at, raw->data() + raw->size,
                                             [](std::byte b) { return b == std::byte{0}; })) {
         break;  // padding
       }
       uint32_t messageSize = 0;
-      auto message = verifyMessage(raw->bytes.get() + at, raw->size - at, messageSize);
+      auto message = verifyMessage(raw->data() + at, raw->size - at, messageSize);
       if (!message) {
         warn("byte ", offset, ": ", what, ": message at offset ", at, ": ", message.error().message,
              ": the rest of the chunk is skipped");
@@ -410,9 +411,8 @@ std::string TraceReader::Impl::framesOfChunk(uint32_t chunk) const {
 
 void TraceReader::Impl::recycleCached() {
   // use_count() == 1: no record keeps the chunk alive, and none can get hold of it but through us.
-  if (cached && cached.use_count() == 1 && (!spare || cached->capacity > spareCapacity)) {
-    spare = std::move(cached->bytes);
-    spareCapacity = cached->capacity;
+  if (cached && cached.use_count() == 1 && (!spare.bytes || cached->buffer.capacity > spare.capacity)) {
+    spare = std::exchange(cached->buffer, {});
   }
   cached.reset();
   cachedChunk = UINT32_MAX;
@@ -444,7 +444,7 @@ Result<const fb::Message*> TraceReader::Impl::message(size_t index, std::shared_
   if (!raw) return raw.error();
   chunk = raw.value();
   uint32_t size = 0;
-  auto message = verifyMessage(chunk->bytes.get() + m.offset, m.size, size);
+  auto message = verifyMessage(chunk->data() + m.offset, m.size, size);
   if (!message || size != m.size) {
     return at(chunks[m.chunk].offset, "chunk ", m.chunk, ": message at offset ", m.offset, ": ",
               message ? "size differs from the index" : message.error().message);
