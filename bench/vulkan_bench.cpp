@@ -12,7 +12,7 @@
 // is compared). The direct loop runs on a thread of its own, as translation runs on the render thread:
 // lavapipe allocates per recorded command, and glibc's main-thread heap behaves differently from the heap
 // of other threads (it was 10x slower here at 100,000 draws), which would skew the comparison. Times come
-// from VulkanDevice's per-frame timings (collectTimings). The counters are the threads' CPU time
+// from VulkanDeviceImpl's per-frame timings (collectTimings). The counters are the threads' CPU time
 // (CLOCK_THREAD_CPUTIME_ID), which a busy machine does not inflate the way it inflates wall time; *_wall_us
 // counters give wall time too.
 
@@ -27,7 +27,7 @@
 #include "assets.h"
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/renderer.h"
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "vulkan_device_impl.h"
 #include "scene.h"
 #include "scene_util.h"
 #include "scenes/stress.h"
@@ -50,7 +50,7 @@ class Bench {
     VulkanDeviceOptions options;
     options.applicationName = "reel_vulkan_bench";
     options.collectTimings = true;
-    auto device = VulkanDevice::create(options);
+    auto device = VulkanDeviceImpl::create(options);
     if (!device) {
       error = device.error().message;
       return;
@@ -119,7 +119,7 @@ class Bench {
     renderer_->flushAndWait();
   }
 
-  VulkanDevice& device() { return *device_; }
+  VulkanDeviceImpl& device() { return *device_; }
   samples::Scene& scene() { return *scene_; }
   TextureHandle color() const { return color_; }
   TextureHandle depth() const { return depth_; }
@@ -130,7 +130,7 @@ class Bench {
 
  private:
   std::unique_ptr<samples::Scene> scene_;
-  std::unique_ptr<VulkanDevice> device_;
+  std::unique_ptr<VulkanDeviceImpl> device_;
   std::unique_ptr<Renderer> renderer_;
   CommandBucket<DrawKey>* main_ = nullptr;
   std::vector<CommandBucket<DrawKey>*> workers_;
@@ -146,7 +146,7 @@ class Bench {
 class DirectLoop {
  public:
   DirectLoop(Bench& bench, const samples::StressScene& scene) : fns_(bench.device().context().fns()) {
-    VulkanDevice& d = bench.device();
+    VulkanDeviceImpl& d = bench.device();
     auto info = vk::make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
     info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
     info.queueFamilyIndex = d.context().queueFamily();

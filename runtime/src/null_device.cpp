@@ -12,6 +12,31 @@ void NullDevice::beginFrame(uint64_t frame) {
 
 void NullDevice::endFrame(uint64_t frame) {
   if (recordCalls_) calls_.push_back(Call{Call::Kind::EndFrame, frame, CommandType::Count, {}, {}, {}});
+  std::vector<ReadbackRequest> due;
+  {
+    std::lock_guard lock(readbackMutex_);
+    auto past = std::stable_partition(readbacks_.begin(), readbacks_.end(),
+                                      [frame](const ReadbackRequest& r) { return r.frame > frame; });
+    due.assign(std::make_move_iterator(past), std::make_move_iterator(readbacks_.end()));
+    readbacks_.erase(past, readbacks_.end());
+  }
+  for (ReadbackRequest& request : due) {
+    if (request.frame != frame) {
+      request.callback(fail("readback of frame ", request.frame, ": that frame had already ended"));
+      continue;
+    }
+    const TextureState* t = textures_.find(request.texture);
+    if (!t) {
+      request.callback(fail("readback: texture #", request.texture.index(), " is not live"));
+      continue;
+    }
+    request.callback(ReadbackImage{frame, request.texture, t->desc.width, t->desc.height, t->desc.format, t->mip0});
+  }
+}
+
+void NullDevice::requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback) {
+  std::lock_guard lock(readbackMutex_);
+  readbacks_.push_back(ReadbackRequest{texture, frame, std::move(callback)});
 }
 
 uint32_t NullDevice::liveResources() const {

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
   }
 
   if (listDevices) {
-    auto devices = reel::vk::listPhysicalDevices();
+    auto devices = reel::listVulkanDevices();
     if (!devices) {
       std::fprintf(stderr, "reel-sample: %s\n", devices.error().message.c_str());
       return 1;

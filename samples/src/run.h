@@ -16,7 +16,7 @@
 
 #include "reel/image/image.h"
 #include "reel/runtime/renderer.h"
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "reel/vulkan/vulkan_device.h"
 
 namespace reel::samples {
 

@@ -1,5 +1,5 @@
 // BarrierBatch's hazard rules, without a GPU: which uses need a barrier, and what state they leave.
-#include "reel/runtime/vulkan/barriers.h"
+#include "barriers.h"
 
 #include <gtest/gtest.h>
 

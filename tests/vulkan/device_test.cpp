@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "fixture.h"
-#include "reel/runtime/vulkan/context.h"
+#include "context.h"
 
 namespace reel::test {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 TEST(VulkanDeviceSelection, UnknownNameIsAnErrorThatListsTheDevices) {
   VulkanDeviceOptions options = validatedOptions();
   options.deviceName = "no-such-gpu-9000";
-  auto device = VulkanDevice::create(options);
+  auto device = VulkanDeviceImpl::create(options);
   ASSERT_FALSE(device.ok());
   const std::string& message = device.error().message;
   EXPECT_NE(message.find("no Vulkan device matches 'no-such-gpu-9000'"), std::string::npos) << message;
@@ -23,7 +23,7 @@ TEST(VulkanDeviceSelection, UnknownNameIsAnErrorThatListsTheDevices) {
 TEST(VulkanDeviceSelection, NameIsACaseInsensitiveSubstring) {
   VulkanDeviceOptions options = validatedOptions();
   options.deviceName = "LLVMPIPE";
-  auto device = VulkanDevice::create(options);
+  auto device = VulkanDeviceImpl::create(options);
   ASSERT_TRUE(device.ok()) << device.error().message;
   EXPECT_NE((*device)->info().name.find("llvmpipe"), std::string::npos);
   EXPECT_EQ((*device)->info().type, "cpu");
@@ -42,9 +42,9 @@ TEST(VulkanDeviceSelection, ListsDevices) {
 TEST(VulkanDeviceOptions, FramesInFlightOutOfRangeIsAnError) {
   VulkanDeviceOptions options = validatedOptions();
   options.framesInFlight = 5;
-  EXPECT_FALSE(VulkanDevice::create(options).ok());
+  EXPECT_FALSE(VulkanDeviceImpl::create(options).ok());
   options.framesInFlight = 0;
-  EXPECT_FALSE(VulkanDevice::create(options).ok());
+  EXPECT_FALSE(VulkanDeviceImpl::create(options).ok());
 }
 
 class FrameContexts : public VulkanTest, public ::testing::WithParamInterface<uint32_t> {
@@ -132,7 +132,7 @@ TEST(VulkanPipelineCache, IsSavedAndLoadedAgain) {
   for (int run = 0; run < 2; ++run) {
     VulkanDeviceOptions options = validatedOptions();
     options.pipelineCachePath = path;
-    auto device = VulkanDevice::create(options);
+    auto device = VulkanDeviceImpl::create(options);
     ASSERT_TRUE(device.ok()) << device.error().message;
     {
       Renderer renderer(**device);

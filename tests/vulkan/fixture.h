@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "reel/runtime/renderer.h"
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "vulkan_device_impl.h"
 #include "reel/samples/spirv.h"
 #include "vulkan_test_env.h"
 
@@ -31,7 +31,7 @@ class VulkanTest : public ::testing::Test {
   virtual VulkanDeviceOptions deviceOptions() const { return validatedOptions(framesInFlight()); }
 
   void SetUp() override {
-    auto device = VulkanDevice::create(deviceOptions());
+    auto device = VulkanDeviceImpl::create(deviceOptions());
     ASSERT_TRUE(device.ok()) << device.error().message;
     device_ = std::move(*device);
     renderer_ = std::make_unique<Renderer>(*device_, RendererConfig{framesInFlight()});
@@ -47,7 +47,7 @@ class VulkanTest : public ::testing::Test {
     device_.reset();
   }
 
-  VulkanDevice& device() { return *device_; }
+  VulkanDeviceImpl& device() { return *device_; }
   Renderer& renderer() { return *renderer_; }
   ResourceContext& resources() { return renderer_->resources(); }
   CommandBucket<uint32_t>& bucket() { return *bucket_; }
@@ -149,7 +149,7 @@ class VulkanTest : public ::testing::Test {
   TextureHandle white_;
 
  private:
-  std::unique_ptr<VulkanDevice> device_;
+  std::unique_ptr<VulkanDeviceImpl> device_;
   std::unique_ptr<Renderer> renderer_;
   CommandBucket<uint32_t>* bucket_ = nullptr;
 };

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "fixture.h"
-#include "reel/runtime/vulkan/frame_context.h"
+#include "frame_context.h"
 
 namespace reel::test {
 namespace {
@@ -135,12 +135,12 @@ INSTANTIATE_TEST_SUITE_P(InFlight, GpuTimesTwoInFlight, ::testing::Values(2u));
 // Reads a texture in the middle of every frame: the frame is submitted in two command buffers.
 class MidFrameReader : public FrameObserver {
  public:
-  MidFrameReader(VulkanDevice& device, TextureHandle texture) : device_(device), texture_(texture) {}
+  MidFrameReader(VulkanDeviceImpl& device, TextureHandle texture) : device_(device), texture_(texture) {}
   void onFrame(const FrameView&) override { ok_ = ok_ && device_.readTexture(texture_, 0).ok(); }
   bool ok() const { return ok_; }
 
  private:
-  VulkanDevice& device_;
+  VulkanDeviceImpl& device_;
   TextureHandle texture_;
   bool ok_ = true;
 };
@@ -152,10 +152,10 @@ TEST_P(GpuTimesTwoInFlight, SumTheCommandBuffersOfAFlushedFrame) {
   recordDraws(target, pipeline, 2);
   frame();
   MidFrameReader reader(device(), target.color);
-  renderer().setObserver(&reader);
+  ObserverRegistration reading = renderer().addObserver(reader);
   recordDraws(target, pipeline, 2);
   frame();
-  renderer().setObserver(nullptr);
+  reading.reset();
   EXPECT_TRUE(reader.ok());
   const std::vector<Event> gpu = gpuEvents();
   ASSERT_EQ(gpu.size(), 2u);

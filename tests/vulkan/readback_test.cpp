@@ -167,7 +167,7 @@ TEST_F(VulkanTest, RequestedReadbacksDeliverTheImageOfEachFrame) {
   std::mutex mutex;
   std::vector<std::pair<uint64_t, uint32_t>> delivered;  // frame, first pixel
   std::vector<std::string> failures;
-  auto callback = [&](Result<vk::ReadbackImage> image) {
+  auto callback = [&](Result<ReadbackImage> image) {
     std::lock_guard lock(mutex);
     if (!image) {
       failures.push_back(image.error().message);
@@ -233,12 +233,12 @@ TEST_F(VulkanTest, ReadsFromAnObserverSeeEveryEarlierWrite) {
   bucket().addWithData<cmd::UpdateBuffer>(0, first.data(), 64).buffer = buffer;
   renderer().kick();  // frame 0 writes the buffer
   ReadingObserver observer(buffer, texture);
-  renderer().setObserver(&observer);
+  ObserverRegistration reading = renderer().addObserver(observer);
   resources().writeBuffer(buffer, 48, second);  // frame 1's request, applied before onFrame
   bucket().add<cmd::Draw>(0);                   // and a sorted command after the mid-frame flush
   renderer().kick();
   renderer().flushAndWait();
-  renderer().setObserver(nullptr);
+  reading.reset();
   EXPECT_EQ(observer.before, first);
   auto expected = first;
   std::copy(second.begin(), second.end(), expected.begin() + 48);

@@ -106,10 +106,8 @@ TEST_F(Robustness, TagsNameTheBadPacket) {
     REEL_TAG(bucket(), &bind, "the crate's texture");
   });
   ASSERT_EQ(errors.size(), 1u) << joinErrors(errors);
-#if REEL_ENABLE_TAGS
   EXPECT_NE(errors[0].find("[tag \"the crate's texture\" at "), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("robustness_test.cpp"), std::string::npos) << errors[0];
-#endif
 }
 
 TEST_F(Robustness, UnboundSlotsThatThePipelineUsesAreReported) {

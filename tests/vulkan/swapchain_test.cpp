@@ -1,6 +1,6 @@
 // The windowed path's scaling: a present keeps the source's aspect ratio (letterbox), centred.
 
-#include "reel/runtime/vulkan/swapchain.h"
+#include "swapchain.h"
 
 #include <gtest/gtest.h>
 

@@ -23,8 +23,8 @@ VulkanDeviceOptions validatedOptions(uint32_t framesInFlight) {
   return options;
 }
 
-std::unique_ptr<VulkanDevice> makeDevice(uint32_t framesInFlight) {
-  auto device = VulkanDevice::create(validatedOptions(framesInFlight));
+std::unique_ptr<VulkanDeviceImpl> makeDevice(uint32_t framesInFlight) {
+  auto device = VulkanDeviceImpl::create(validatedOptions(framesInFlight));
   EXPECT_TRUE(device.ok()) << (device.ok() ? "" : device.error().message);
   if (!device.ok()) return nullptr;
   return std::move(*device);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "vulkan_device_impl.h"
 
 namespace reel::test {
 
@@ -18,7 +18,7 @@ void useLavapipe();
 
 VulkanDeviceOptions validatedOptions(uint32_t framesInFlight = 2);
 // A validated lavapipe device; fails the test (ASSERT) when none can be created.
-std::unique_ptr<VulkanDevice> makeDevice(uint32_t framesInFlight = 2);
+std::unique_ptr<VulkanDeviceImpl> makeDevice(uint32_t framesInFlight = 2);
 
 // "" when `errors` is empty, else the errors one per line (for EXPECT messages).
 std::string joinErrors(const std::vector<std::string>& errors);

@@ -1,12 +1,12 @@
 #include "reel/window/window.h"
 
+#include <vulkan/vulkan_core.h>  // before GLFW: its Vulkan surface functions need Vulkan's types
+
 #include <cstdlib>
 #include <utility>
 
-#include "reel/runtime/vulkan/vulkan_device.h"
-
 #define GLFW_INCLUDE_NONE
-#include <GLFW/glfw3.h>  // after volk.h: declares the Vulkan surface functions
+#include <GLFW/glfw3.h>
 
 namespace reel::window {
 
@@ -95,7 +95,7 @@ VkSurfaceKHR Window::createSurface(VkInstance instance) const {
 void Window::poll() {
   glfwPollEvents();
   // Minimized: nothing to draw into; wait a little for events rather than spin (frames still advance).
-  const VkExtent2D size = framebufferSize();
+  const WindowExtent size = framebufferSize();
   if (size.width == 0 || size.height == 0) glfwWaitEventsTimeout(0.05);
 }
 

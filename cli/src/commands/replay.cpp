@@ -16,7 +16,7 @@
 #include "reel/json/json.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/cpu_time.h"
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "reel/vulkan/vulkan_device.h"
 #include "reel/window/window.h"
 
 namespace reel::cli {
@@ -154,7 +154,7 @@ class ReplayCommand final : public Subcommand {
     auto session = replay::ReplaySession::create(reader, options);
     if (!session) throw BadInput(session.error().message);
     replay::ReplaySession& s = **session;
-    auto* vulkan = dynamic_cast<VulkanDevice*>(&s.device());
+    VulkanDevice* vulkan = s.vulkanDevice();
     if (vulkan && json_) frameTimes.attach(*vulkan);
     const Nanoseconds decodeBeforeLoop = s.decodeTimes().cpu;  // the resources, read when the session started
 

@@ -1,5 +1,7 @@
 #include "reel/replay/frame_order.h"
 
+#include "reel/runtime/radix_sort.h"
+
 namespace reel::replay {
 
 FrameOrder orderFrame(const trace::FrameRecord& frame) {

@@ -5,7 +5,7 @@
 #include "reel/image/texels.h"
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/null_device.h"
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "reel/vulkan/vulkan_device.h"
 
 namespace reel::replay {
 namespace {
@@ -73,6 +73,7 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader&
     return fail("frames in flight must be 1 to ", kMaxFramesInFlight, ", not ", options.framesInFlight);
   }
   std::unique_ptr<Device> device;
+  VulkanDevice* vulkan = nullptr;
   if (options.device == "null") {
     device = std::make_unique<NullDevice>(/*recordCalls=*/false);
   } else {
@@ -85,9 +86,11 @@ Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader&
     if (options.configureDevice) options.configureDevice(vk);
     auto created = VulkanDevice::create(vk);
     if (!created) return created.error();
+    vulkan = created.value().get();
     device = std::move(created.value());
   }
   auto session = std::unique_ptr<ReplaySession>(new ReplaySession(reader, std::move(device), options));
+  session->vulkan_ = vulkan;
   if (auto ok = session->start(); !ok) return ok.error();
   return session;
 }
@@ -203,13 +206,12 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
 
 bool ReplaySession::present(const trace::FrameRecord& frame, const FrameOrder& order,
                             uint64_t stopAfterPackets, const TargetChoice& choice) {
-  auto* vulkan = dynamic_cast<VulkanDevice*>(device_.get());
-  if (!vulkan || !vulkan->windowed()) return false;
+  if (!device_->presents()) return false;
   std::string name;
   auto texture = chooseTexture(frame, order, stopAfterPackets, choice, name);
   if (!texture) return false;
   // The frame about to be kicked; earlier frames may still be ending on the render thread.
-  vulkan->setPresentSource(*texture, renderer_->recordingFrame());
+  device_->setPresentSource(*texture, renderer_->recordingFrame());
   return true;
 }
 

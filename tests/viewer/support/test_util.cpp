@@ -14,7 +14,7 @@
 #include "reel/replay/frame_feeder.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/renderer.h"
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "reel/vulkan/vulkan_device.h"
 #include "reel/trace/reader.h"
 
 namespace reel::viewer::testing {

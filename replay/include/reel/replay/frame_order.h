@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "reel/runtime/radix_sort.h"
+#include "reel/runtime/sort_entry.h"
 #include "reel/trace/records.h"
 
 namespace reel::replay {

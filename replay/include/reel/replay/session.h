@@ -23,6 +23,7 @@
 
 namespace reel {
 struct VulkanDeviceOptions;
+class VulkanDevice;
 }
 
 namespace reel::replay {
@@ -90,6 +91,8 @@ class ReplaySession {
   Result<void> restart();
 
   Device& device() { return *device_; }
+  // The same device when it is the Vulkan device (its counters and timings), else null.
+  VulkanDevice* vulkanDevice() { return vulkan_; }
   Renderer& renderer() { return *renderer_; }
   const FrameFeeder& feeder() const { return *feeder_; }
   trace::TraceReader& reader() { return reader_; }
@@ -113,6 +116,7 @@ class ReplaySession {
   trace::TraceReader& reader_;
   SessionOptions options_;
   std::unique_ptr<Device> device_;
+  VulkanDevice* vulkan_ = nullptr;  // device_, when create() made a Vulkan device
   std::unique_ptr<Renderer> renderer_;
   std::unique_ptr<FrameFeeder> feeder_;
   std::optional<size_t> lastReplayed_;

@@ -4,11 +4,12 @@
 // handle is reported, not used), and records every call, so the whole CPU path can be tested.
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "reel/runtime/device.h"
-#include "reel/runtime/resource_table.h"
+#include "reel/runtime/detail/resource_table.h"
 
 namespace reel {
 
@@ -49,6 +50,9 @@ class NullDevice final : public Device {
   // them; it does not rasterize, so draws, dispatches and blits change nothing.
   Result<std::vector<std::byte>> readBuffer(BufferHandle buffer) override;
   Result<std::vector<std::byte>> readTexture(TextureHandle texture, uint32_t mipLevel) override;
+  // Delivers mip 0 as readTexture sees it at the end of `frame` (the null device renders nothing, so that
+  // is what uploads and copies left there), from endFrame.
+  void requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback) override;
   void beginFrame(uint64_t frame) override;
   void endFrame(uint64_t frame) override;
   void waitIdle() override {}
@@ -74,6 +78,13 @@ class NullDevice final : public Device {
   uint64_t frame_ = 0;
   uint64_t commandCount_ = 0;
   std::vector<Call> calls_;
+  struct ReadbackRequest {
+    TextureHandle texture;
+    uint64_t frame;
+    ReadbackCallback callback;
+  };
+  std::mutex readbackMutex_;  // requestReadback may be called from any thread
+  std::vector<ReadbackRequest> readbacks_;
   void writeTexels(TextureState& texture, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
                    const std::byte* texels, uint32_t sourcePitch);
 

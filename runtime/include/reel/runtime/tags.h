@@ -1,6 +1,8 @@
 #pragma once
 // Debug tags: a source location and a message per packet, shown by `reel dump` and the viewer.
-// With REEL_ENABLE_TAGS=0 the tag macros compile to nothing and packets carry no tag field.
+// Every packet header has its tag field whatever an app defines, so the library and the app always
+// agree on the packet layout. An app that defines REEL_ENABLE_TAGS=0 (per translation unit, before this
+// header) compiles its REEL_TAG calls to nothing; the field then stays empty.
 
 #include <cstdint>
 #include <string_view>

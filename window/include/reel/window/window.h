@@ -13,20 +13,15 @@
 // Keys reach the app as KeyEvents rather than GLFW codes, so that what reacts to a key is testable without
 // a window system, and a test can inject the same events (injectKey) into a real window.
 
-#include <volk.h>
-
 #include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "reel/runtime/result.h"
+#include "reel/vulkan/vulkan_device.h"
 
 struct GLFWwindow;
-
-namespace reel {
-struct VulkanDeviceOptions;
-}
 
 namespace reel::window {
 
@@ -55,7 +50,7 @@ class Window {
   std::vector<std::string> instanceExtensions() const;
   VkSurfaceKHR createSurface(VkInstance instance) const;
   // Any thread; 0 x 0 while minimized.
-  VkExtent2D framebufferSize() const {
+  WindowExtent framebufferSize() const {
     if (forcedMinimized_) return {0, 0};
     return {width_.load(), height_.load()};
   }

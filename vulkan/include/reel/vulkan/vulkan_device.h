@@ -1,0 +1,151 @@
+#pragma once
+// The Vulkan device: what the render thread's sorted packets become on a real GPU (or lavapipe).
+//
+//   auto device = reel::VulkanDevice::create(options);  // options: a reel::VulkanDeviceOptions
+//   if (!device) { std::fprintf(stderr, "%s\n", device.error().message.c_str()); return 1; }
+//   reel::Renderer renderer(**device);
+//
+// Vulkan is loaded at run time (volk, inside the library, under names of its own): nothing links to
+// libvulkan, and an app that loads Vulkan itself (its own volk, or libvulkan) keeps its own function
+// pointers. This header shows only Vulkan's handle types, declared the way vulkan_core.h declares them,
+// so that including it never declares Vulkan's prototypes.
+//
+// Frames: frame f records into frame context f % framesInFlight; endFrame submits its command buffers,
+// which signal a timeline semaphore. beginFrame waits only for the frame that last used the context it
+// reuses (framesInFlight frames ago), then frees that context's garbage and delivers its readbacks.
+//
+// Errors: a packet naming a stale or unknown handle, an unbound slot the pipeline uses, a draw outside a
+// pass, a failed allocation, device loss, and every validation-layer message (when validation is on) are
+// reported through Device::takeErrors(); the packet is skipped, nothing crashes. After device loss,
+// frames are skipped and readbacks fail.
+//
+// Threading: as Device says, everything on the render thread, except requestReadback(),
+// setPresentSource(), stats() and takeErrors(), which any thread may call.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reel/runtime/device.h"
+#include "reel/runtime/result.h"
+
+// Vulkan's handle types as vulkan_core.h declares them on 64-bit platforms (a repeated identical
+// typedef is allowed, so this header and <vulkan/vulkan.h> mix in any order).
+typedef struct VkInstance_T* VkInstance;
+typedef struct VkSurfaceKHR_T* VkSurfaceKHR;
+
+namespace reel {
+
+// A framebuffer's size in pixels.
+struct WindowExtent {
+  uint32_t width = 0;
+  uint32_t height = 0;
+};
+
+struct VulkanDeviceOptions {
+  std::string applicationName = "reel";
+  std::string deviceName;                 // substring of the device name; empty: REEL_DEVICE, else automatic
+  bool validate = false;                  // the Khronos validation layer; REEL_VALIDATE=1 turns it on too
+  bool synchronizationValidation = true;  // with validate: the layer's synchronization checks as well
+  uint32_t framesInFlight = 2;            // frames the GPU may be behind the render thread, 1..4
+  std::string pipelineCachePath;          // load and save the VkPipelineCache here; empty: in memory only
+  bool collectTimings = false;            // per-frame sort / translate / submit times (setTimingCallback)
+
+  // The windowed path; leave createSurface empty for headless.
+  std::vector<std::string> instanceExtensions;            // glfwGetRequiredInstanceExtensions()
+  std::function<VkSurfaceKHR(VkInstance)> createSurface;  // glfwCreateWindowSurface
+  std::function<WindowExtent()> framebufferSize;          // any thread; {0, 0} while minimized
+  bool vsync = true;
+};
+
+// Counters since creation; a snapshot taken at each endFrame.
+struct VulkanDeviceStats {
+  uint64_t frames = 0;
+  uint64_t submits = 0;
+  uint64_t packets = 0;  // sorted packets executed
+  uint64_t draws = 0;
+  uint64_t dispatches = 0;
+  uint64_t pipelineBinds = 0;     // vkCmdBindPipeline calls
+  uint64_t descriptorPushes = 0;  // vkCmdPushDescriptorSetKHR calls
+  uint64_t vertexBufferBinds = 0;
+  uint64_t indexBufferBinds = 0;
+  uint64_t pushConstantCalls = 0;
+  uint64_t redundantBindsSkipped = 0;  // binds that changed nothing and reached no Vulkan call
+  uint64_t barriers = 0;               // buffer + image barriers recorded
+  uint64_t renderPasses = 0;           // vkCmdBeginRendering calls
+  uint64_t renderPassSuspensions = 0;  // a pass ended early for a barrier or an outside-rendering command
+  uint64_t pipelinesCreated = 0;
+  uint64_t pipelinesShared = 0;  // CreatePipeline answered by an equal existing pipeline
+  uint64_t presents = 0;
+  uint64_t swapchainRecreations = 0;
+};
+
+// Render-thread times of one frame (steady clock), when collectTimings is on. Sort is measured from the
+// last resource request applied (or beginFrame) to the first sorted packet; translation from there to
+// endFrame; submit is endFrame (closing the command buffer, readback copies, present blit, vkQueueSubmit2,
+// vkQueuePresentKHR).
+struct VulkanFrameTiming {
+  uint64_t frame = 0;
+  uint64_t packets = 0;
+  std::chrono::nanoseconds sort{0};  // wall time
+  std::chrono::nanoseconds translate{0};
+  std::chrono::nanoseconds submit{0};
+  // The render thread's CPU time in the same phases (CLOCK_THREAD_CPUTIME_ID): unlike wall time, not
+  // inflated when the thread is preempted on a busy machine.
+  std::chrono::nanoseconds sortCpu{0};
+  std::chrono::nanoseconds translateCpu{0};
+  std::chrono::nanoseconds submitCpu{0};
+  // The render thread's CPU time from beginFrame to the end of endFrame: the phases above plus applying
+  // the frame's resource requests and recycling its frame context (waiting for the GPU costs none).
+  std::chrono::nanoseconds frameCpu{0};
+};
+
+// The GPU time of one frame, when collectTimings is on and the queue writes timestamps (gpuTimestamps()):
+// the time between a timestamp at the start and one at the end of each command buffer the frame
+// submitted, summed (a frame flushed midway for a synchronous readback has several), converted with
+// timestampPeriod. It arrives after the frame's VulkanFrameTiming, once the GPU has finished the frame:
+// when its frame context is reused, framesInFlight frames later, or at waitIdle; always in frame order.
+struct VulkanGpuTiming {
+  uint64_t frame = 0;
+  std::optional<std::chrono::nanoseconds> gpu;  // nullopt: a submission failed or a query was not readable
+  uint32_t commandBuffers = 0;
+};
+
+class VulkanDevice : public Device {
+ public:
+  // Opens the Vulkan loader, creates the instance and the device (by options.deviceName, else
+  // REEL_DEVICE, else a discrete GPU, else any), and everything frames need. Fails with a message fit
+  // for a user: no loader, no device of that name (the message lists the devices), a missing feature.
+  static Result<std::unique_ptr<VulkanDevice>> create(const VulkanDeviceOptions& options);
+
+  const char* name() const override { return "vulkan"; }
+
+  // Whether this device has a swapchain (options.createSurface was set).
+  bool windowed() const { return presents(); }
+  // Any thread: the texture each frame's end blits to the window (windowed only; null: none). The
+  // per-frame choice, setPresentSource(texture, frame), takes precedence for its frame.
+  using Device::setPresentSource;
+  virtual void setPresentSource(TextureHandle texture) = 0;
+
+  virtual VulkanDeviceStats stats() const = 0;
+  // Render thread, at the end of every frame, when collectTimings is on. Set before the first frame.
+  virtual void setTimingCallback(std::function<void(const VulkanFrameTiming&)> callback) = 0;
+  // Render thread (or whichever thread calls waitIdle or destroys the device), once per frame that
+  // began, when collectTimings is on and gpuTimestamps(). Set before the first frame.
+  virtual void setGpuTimingCallback(std::function<void(const VulkanGpuTiming&)> callback) = 0;
+  // Whether GPU times are measured: collectTimings is on and the queue family writes timestamps
+  // (timestampValidBits > 0). False: no VulkanGpuTiming is ever delivered.
+  virtual bool gpuTimestamps() const = 0;
+
+ protected:
+  VulkanDevice() = default;
+};
+
+// The names of the Vulkan devices this machine offers (what VulkanDeviceOptions::deviceName matches).
+Result<std::vector<std::string>> listVulkanDevices();
+
+}  // namespace reel

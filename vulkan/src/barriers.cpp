@@ -1,0 +1,119 @@
+#include "barriers.h"
+
+namespace reel::vk {
+namespace {
+
+bool covers(VkFlags64 have, VkFlags64 want) {
+  return (want & ~have) == 0;
+}
+
+}  // namespace
+
+bool isSettled(const SyncState& s, const Use& use, bool image) {
+  if (image && s.layout != use.layout) return false;
+  if (s.writeStages != 0) return false;  // a write not yet made available
+  if (use.write) return s.readStages == 0;
+  // Read after read: free when this stage and access already see the last write (or nothing was written).
+  return !s.written || (covers(s.visibleStages, use.stages) && covers(s.visibleAccess, use.access));
+}
+
+bool BarrierBatch::apply(SyncState& s, const Use& use, bool image, VkPipelineStageFlags2& srcStages,
+                         VkAccessFlags2& srcAccess) {
+  const bool layoutChange = image && s.layout != use.layout;
+  bool barrier = false;
+  srcStages = 0;
+  srcAccess = 0;
+  if (layoutChange || s.writeStages != 0) {
+    // RAW / WAW / transition: wait for the write (and, for a write or a transition, the reads since) and
+    // make the write available.
+    barrier = true;
+    srcStages = s.writeStages | ((use.write || layoutChange) ? s.readStages : 0);
+    srcAccess = s.writeAccess;
+  } else if (use.write) {
+    // WAR: an execution dependency is enough; nothing to make visible.
+    if (s.readStages != 0) {
+      barrier = true;
+      srcStages = s.readStages;
+    }
+  } else if (s.written && !(covers(s.visibleStages, use.stages) && covers(s.visibleAccess, use.access))) {
+    // The last write is available (an earlier barrier chained from it to readStages): chain from there and
+    // make it visible to this reader too.
+    barrier = true;
+    srcStages = s.readStages;
+  }
+
+  if (use.write) {
+    s.writeStages = use.stages;
+    s.writeAccess = use.access & kWriteAccess;
+    s.readStages = 0;
+    s.visibleStages = 0;
+    s.visibleAccess = 0;
+  } else if (barrier) {
+    s.writeStages = 0;
+    s.writeAccess = 0;
+    s.readStages |= use.stages;
+    s.visibleStages |= use.stages;
+    s.visibleAccess |= use.access;
+  } else {
+    s.readStages |= use.stages;
+  }
+  if (image) s.layout = use.layout;
+  s.written |= use.write || layoutChange;
+  if (barrier && srcStages == 0) srcStages = VK_PIPELINE_STAGE_2_NONE;
+  return barrier;
+}
+
+void BarrierBatch::use(Buffer& buffer, const Use& use) {
+  VkPipelineStageFlags2 srcStages;
+  VkAccessFlags2 srcAccess;
+  if (!apply(buffer.sync, use, false, srcStages, srcAccess)) return;
+  auto b = make<VkBufferMemoryBarrier2>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2);
+  b.srcStageMask = srcStages;
+  b.srcAccessMask = srcAccess;
+  b.dstStageMask = use.stages;
+  b.dstAccessMask = use.access;
+  b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.buffer = buffer.get();
+  b.offset = 0;
+  b.size = VK_WHOLE_SIZE;
+  buffers_.push_back(b);
+}
+
+void BarrierBatch::use(Texture& texture, const Use& use, bool discard) {
+  const VkImageLayout oldLayout = texture.sync.layout;
+  VkPipelineStageFlags2 srcStages;
+  VkAccessFlags2 srcAccess;
+  if (!apply(texture.sync, use, true, srcStages, srcAccess)) return;
+  auto b = make<VkImageMemoryBarrier2>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2);
+  b.srcStageMask = srcStages;
+  b.srcAccessMask = srcAccess;
+  b.dstStageMask = use.stages;
+  b.dstAccessMask = use.access;
+  b.oldLayout = discard ? VK_IMAGE_LAYOUT_UNDEFINED : oldLayout;
+  b.newLayout = use.layout;
+  b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = texture.image.get();
+  b.subresourceRange = {texture.aspect, 0, VK_REMAINING_MIP_LEVELS, 0, 1};
+  images_.push_back(b);
+}
+
+void BarrierBatch::record(const DeviceFns& fns, VkCommandBuffer cmd) {
+  if (empty()) return;
+  auto info = make<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+  info.bufferMemoryBarrierCount = static_cast<uint32_t>(buffers_.size());
+  info.pBufferMemoryBarriers = buffers_.data();
+  info.imageMemoryBarrierCount = static_cast<uint32_t>(images_.size());
+  info.pImageMemoryBarriers = images_.data();
+  fns.t.vkCmdPipelineBarrier2(cmd, &info);
+  recorded_ += buffers_.size() + images_.size();
+  clear();
+}
+
+void BarrierBatch::clear() {
+  buffers_.clear();
+  images_.clear();
+}
+
+}  // namespace reel::vk

@@ -1,0 +1,101 @@
+#pragma once
+// What the Vulkan device keeps behind each handle kind. Records live on the heap (the slot tables hold
+// unique_ptrs) so that the translator can keep plain pointers to bound resources for a whole frame, and so
+// that a destroyed record can move, at the same address, into its frame context's garbage until the GPU
+// is done with it.
+
+#include <memory>
+
+#include "reel/runtime/descriptors.h"
+#include "reel/runtime/detail/resource_table.h"
+#include "memory_allocator.h"
+
+namespace reel::vk {
+
+// How the GPU last used a resource, for barriers (barriers.h). Images keep one layout for all their mips.
+struct SyncState {
+  VkPipelineStageFlags2 writeStages = 0;  // the last write, 0 when there was none since creation
+  VkAccessFlags2 writeAccess = 0;
+  VkPipelineStageFlags2 visibleStages = 0;  // stages and accesses the last write has been made visible to
+  VkAccessFlags2 visibleAccess = 0;
+  VkPipelineStageFlags2 readStages = 0;  // stages that may have read it since the last write
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+  bool written = false;  // the GPU wrote it (or changed its layout) at least once: reads may need visibility
+};
+
+// The stages and accesses a resource is read with when it is bound for drawing or dispatching, and the
+// layout such reads need; one barrier to all of them at once ("settling") makes every later bound read
+// free until the next write.
+struct ReadScope {
+  VkPipelineStageFlags2 stages = 0;
+  VkAccessFlags2 access = 0;
+  VkImageLayout layout = VK_IMAGE_LAYOUT_UNDEFINED;
+};
+
+struct Buffer final : Retired {
+  BufferDesc desc;
+  BufferAllocation allocation;
+  SyncState sync;
+  ReadScope reads;
+  uint32_t handle = 0;
+  VkBuffer get() const { return allocation.buffer.get(); }
+};
+
+struct Texture final : Retired {
+  TextureDesc desc;
+  uint32_t mipLevels = 1;
+  VkFormat format = VK_FORMAT_UNDEFINED;
+  VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+  OwnedImage image;
+  Allocation memory;
+  OwnedImageView view;            // every mip, for sampling
+  OwnedImageView attachmentView;  // mip 0, for rendering (color or depth targets only)
+  SyncState sync;
+  ReadScope reads;
+  uint32_t handle = 0;
+};
+
+struct Sampler final : Retired {
+  SamplerDesc desc;
+  OwnedSampler sampler;
+};
+
+struct Shader final : Retired {
+  ShaderDesc desc;
+  OwnedShaderModule module;
+  uint64_t serial = 0;    // unique over the device's life (pipeline dedup)
+  uint32_t bindings = 0;  // spirv.h: bit N = declares set 0 binding N
+};
+
+// Pipelines with equal descriptors share one VkPipeline (PipelineLibrary's dedup); the record keeps it
+// alive.
+struct PipelineObject {
+  OwnedPipeline pipeline;
+  PipelineDesc desc;
+  bool compute = false;
+};
+struct Pipeline final : Retired {
+  static constexpr uint32_t kSettlesVertices = 1u << 31;  // above every descriptor binding bit
+
+  std::shared_ptr<const PipelineObject> object;
+  uint32_t bindings = 0;  // descriptor bindings its shaders declare: each must be bound at a draw
+  // What a draw with it settles (barriers.h): `bindings`, plus kSettlesVertices when it reads vertex
+  // buffers. A pipeline change that settles nothing new needs no new check of the bound resources.
+  uint32_t settles = 0;
+  uint64_t formatCheckedPass = 0;  // render pass serial its attachment formats last matched
+  VkPipeline get() const { return object->pipeline.get(); }
+  bool compute() const { return object->compute; }
+  const PipelineDesc& desc() const { return object->desc; }
+};
+
+// A render target names its textures by handle: each is looked up when a pass begins, so a target whose
+// texture was destroyed is reported, not used.
+struct RenderTarget final : Retired {
+  RenderTargetDesc desc;
+};
+
+// The device's slot table for one handle kind.
+template <ResourceKind K, typename T>
+using ResourceTableOf = ResourceTable<K, std::unique_ptr<T>>;
+
+}  // namespace reel::vk

@@ -1,0 +1,489 @@
+// The Vulkan device's life and frames: creation, frame contexts, submission, presentation, waitIdle.
+#include "vulkan_device_impl.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "reel/runtime/cpu_time.h"
+#include "formats.h"
+
+namespace reel {
+
+namespace {
+bool envFlag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+}  // namespace
+
+VulkanDeviceImpl::VulkanDeviceImpl(const VulkanDeviceOptions& options) : options_(options) {}
+
+VulkanDeviceImpl::Stamp VulkanDeviceImpl::now() {
+  return {Clock::now(), threadCpuTime()};
+}
+
+Result<std::unique_ptr<VulkanDeviceImpl>> VulkanDeviceImpl::create(const VulkanDeviceOptions& options) {
+  if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
+    return fail("framesInFlight must be 1..", kMaxFramesInFlight, ", not ", options.framesInFlight);
+  }
+  std::unique_ptr<VulkanDeviceImpl> device(new VulkanDeviceImpl(options));
+  if (auto r = device->init(); !r) return r.error();
+  return device;
+}
+
+Result<std::unique_ptr<VulkanDevice>> VulkanDevice::create(const VulkanDeviceOptions& options) {
+  auto device = VulkanDeviceImpl::create(options);
+  if (!device) return device.error();
+  return std::unique_ptr<VulkanDevice>(std::move(*device));
+}
+
+Result<std::vector<std::string>> listVulkanDevices() {
+  return vk::listPhysicalDevices();
+}
+
+void VulkanDeviceImpl::onValidationMessage(void* self, std::string message) {
+  auto* device = static_cast<VulkanDeviceImpl*>(self);
+  if (device->destroying_.load()) std::fprintf(stderr, "reel: during teardown: %s\n", message.c_str());
+  device->reportError(std::move(message));
+}
+
+Result<void> VulkanDeviceImpl::init() {
+  vk::ContextConfig config;
+  config.applicationName = options_.applicationName;
+  config.deviceName = options_.deviceName;
+  config.validate = options_.validate || envFlag("REEL_VALIDATE");
+  config.synchronizationValidation = options_.synchronizationValidation;
+  config.instanceExtensions = options_.instanceExtensions;
+  config.createSurface = options_.createSurface;
+  auto context = vk::Context::create(config, &VulkanDeviceImpl::onValidationMessage, this);
+  if (!context) return context.error();
+  context_ = std::move(*context);
+  fns_ = &context_->fns();
+  limits_ = context_->properties().limits;
+  allocator_ = std::make_unique<vk::MemoryAllocator>(*fns_, context_->memory(), limits_.nonCoherentAtomSize);
+  pipelines_ = std::make_unique<vk::PipelineLibrary>(*fns_);
+  if (auto r = pipelines_->init(options_.pipelineCachePath); !r) return r.error();
+
+  // One timeline semaphore orders everything: each submission signals the next serial.
+  auto type = vk::make<VkSemaphoreTypeCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO);
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  auto semaphoreInfo = vk::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, &type);
+  VkSemaphore timeline = VK_NULL_HANDLE;
+  if (VkResult r = fns_->t.vkCreateSemaphore(fns_->device, &semaphoreInfo, nullptr, &timeline);
+      r != VK_SUCCESS) {
+    return vk::vkError("vkCreateSemaphore", r);
+  }
+  timeline_ = vk::OwnedSemaphore(fns_, timeline);
+
+  // GPU times need a queue that writes timestamps; a device whose queue does not just has none.
+  uint32_t timestampBits = 0;
+  if (options_.collectTimings && limits_.timestampPeriod > 0.0f) {
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(context_->physical(), &count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(count);
+    vkGetPhysicalDeviceQueueFamilyProperties(context_->physical(), &count, families.data());
+    if (context_->queueFamily() < count) timestampBits = families[context_->queueFamily()].timestampValidBits;
+  }
+  gpuTimestamps_ = timestampBits > 0;
+
+  for (uint32_t i = 0; i < options_.framesInFlight; ++i) {
+    auto frame = std::make_unique<vk::FrameContext>(*fns_, *allocator_, context_->queueFamily());
+    if (auto r = frame->init(); !r) return r.error();
+    if (auto r = frame->gpuTimer.init(*fns_, timestampBits, limits_.timestampPeriod); !r) return r.error();
+    if (options_.createSurface) {
+      auto binary = vk::make<VkSemaphoreCreateInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO);
+      VkSemaphore acquired = VK_NULL_HANDLE;
+      if (VkResult r = fns_->t.vkCreateSemaphore(fns_->device, &binary, nullptr, &acquired);
+          r != VK_SUCCESS) {
+        return vk::vkError("vkCreateSemaphore", r);
+      }
+      frame->acquired = vk::OwnedSemaphore(fns_, acquired);
+    }
+    frames_.push_back(std::move(frame));
+  }
+  immediate_ = std::make_unique<vk::FrameContext>(*fns_, *allocator_, context_->queueFamily());
+  if (auto r = immediate_->init(); !r) return r.error();
+
+  // BindTexture with a null sampler samples with this one.
+  auto sampler = vk::make<VkSamplerCreateInfo>(VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO);
+  sampler.magFilter = sampler.minFilter = VK_FILTER_NEAREST;
+  sampler.addressModeU = sampler.addressModeV = sampler.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE;
+  sampler.maxLod = VK_LOD_CLAMP_NONE;
+  VkSampler defaultSampler = VK_NULL_HANDLE;
+  if (VkResult r = fns_->t.vkCreateSampler(fns_->device, &sampler, nullptr, &defaultSampler);
+      r != VK_SUCCESS) {
+    return vk::vkError("vkCreateSampler", r);
+  }
+  defaultSampler_ = vk::OwnedSampler(fns_, defaultSampler);
+
+  if (options_.createSurface) {
+    swapchain_ = std::make_unique<vk::Swapchain>(*context_, options_.framebufferSize, options_.vsync);
+  }
+  return {};
+}
+
+VulkanDeviceImpl::~VulkanDeviceImpl() {
+  if (!context_ || !fns_) return;
+  if (frameRecording()) {
+    // A frame left open (the renderer always closes them): submit it so that its work is not lost.
+    endFrame(frame_);
+  }
+  waitIdle();
+  destroying_ = true;
+  std::lock_guard lock(sharedMutex_);
+  for (ReadbackRequest& r : readbackRequests_) {
+    r.callback(fail("the device was destroyed before frame ", r.frame));
+  }
+  readbackRequests_.clear();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Submission
+
+Result<void> VulkanDeviceImpl::beginCommandBuffer() {
+  auto cmd = ctx_->beginCommandBuffer();
+  if (!cmd) return cmd.error();
+  cmd_ = *cmd;
+  ctx_->gpuTimer.beginCommandBuffer(cmd_);
+  invalidateRecorded();
+  return {};
+}
+
+Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage, VkSemaphore signal) {
+  VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
+  if (ctx_) ctx_->gpuTimer.endCommandBuffer(cmd);
+  if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
+    return vk::vkError("vkEndCommandBuffer", r);
+  }
+  const uint64_t serial = lastSerial_ + 1;
+  auto commands = vk::make<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+  commands.commandBuffer = cmd;
+  VkSemaphoreSubmitInfo signals[2] = {
+      vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO),
+      vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO)};
+  signals[0].semaphore = timeline_.get();
+  signals[0].value = serial;
+  signals[0].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  signals[1].semaphore = signal;
+  signals[1].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  auto waitInfo = vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+  waitInfo.semaphore = wait;
+  waitInfo.stageMask = waitStage;
+  auto info = vk::make<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+  info.waitSemaphoreInfoCount = wait ? 1 : 0;
+  info.pWaitSemaphoreInfos = &waitInfo;
+  info.commandBufferInfoCount = 1;
+  info.pCommandBufferInfos = &commands;
+  info.signalSemaphoreInfoCount = signal ? 2 : 1;
+  info.pSignalSemaphoreInfos = signals;
+  if (VkResult r = fns_->t.vkQueueSubmit2(context_->queue(), 1, &info, VK_NULL_HANDLE); r != VK_SUCCESS) {
+    if (vk::isDeviceLost(r)) reportLost("vkQueueSubmit2");
+    return vk::vkError("vkQueueSubmit2", r);
+  }
+  lastSerial_ = serial;
+  ++stats_.submits;
+  return serial;
+}
+
+Result<void> VulkanDeviceImpl::waitSerial(uint64_t serial) {
+  if (serial <= completedSerial_) return {};
+  VkSemaphore semaphore = timeline_.get();
+  auto info = vk::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+  info.semaphoreCount = 1;
+  info.pSemaphores = &semaphore;
+  info.pValues = &serial;
+  if (VkResult r = fns_->t.vkWaitSemaphores(fns_->device, &info, UINT64_MAX); r != VK_SUCCESS) {
+    if (vk::isDeviceLost(r)) reportLost("vkWaitSemaphores");
+    return vk::vkError("vkWaitSemaphores", r);
+  }
+  completedSerial_ = serial;
+  return {};
+}
+
+Result<void> VulkanDeviceImpl::flushMidFrame() {
+  if (pass_.rendering) suspendRendering();
+  closeDebugLabels();  // labels do not span command buffers
+  auto serial = submit();
+  if (!serial) return serial.error();
+  ctx_->serial = *serial;
+  if (auto r = waitSerial(*serial); !r) return r;
+  ctx_->gpuTimer.collect();
+  return beginCommandBuffer();
+}
+
+void VulkanDeviceImpl::reportLost(const char* where) {
+  if (lost_) return;
+  lost_ = true;
+  reportError(std::string("device lost (") + where + "): every later frame is skipped");
+}
+
+void VulkanDeviceImpl::handleVkFailure(const char* call, VkResult result) {
+  if (vk::isDeviceLost(result)) {
+    reportLost(call);
+  } else {
+    reportError("frame " + std::to_string(frame_) + ": " + vk::vkError(call, result).message);
+  }
+}
+
+void VulkanDeviceImpl::recycleAllFinished() {
+  // Oldest first, so that readbacks are delivered in frame order.
+  std::vector<vk::FrameContext*> finished;
+  for (auto& frame : frames_) {
+    if (frame.get() != ctx_ && frame->serial <= completedSerial_) finished.push_back(frame.get());
+  }
+  std::sort(finished.begin(), finished.end(), [](auto* a, auto* b) { return a->serial < b->serial; });
+  for (vk::FrameContext* frame : finished) {
+    deliverGpuTime(*frame);
+    frame->recycle(*allocator_);
+  }
+}
+
+void VulkanDeviceImpl::deliverGpuTime(vk::FrameContext& frame) {
+  std::optional<vk::GpuTimer::FrameTime> time = frame.gpuTimer.takeFrame();
+  if (!time || !gpuTimingCallback_) return;
+  gpuTimingCallback_(VulkanGpuTiming{time->frame, time->gpu, time->commandBuffers});
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Frames
+
+void VulkanDeviceImpl::beginFrame(uint64_t frame) {
+  frame_ = frame;
+  translating_ = false;
+  framePackets_ = 0;
+  if (options_.collectTimings) frameStart_ = sortStart_ = now();
+  if (lost_) return;
+  ctx_ = frames_[frame % frames_.size()].get();
+  // The context was last used framesInFlight frames ago: usually long finished, so this does not block.
+  if (auto r = waitSerial(ctx_->serial); !r) {
+    if (!lost_) reportError("frame " + std::to_string(frame) + ": " + r.error().message);
+    ctx_ = nullptr;
+    return;
+  }
+  deliverGpuTime(*ctx_);
+  ctx_->recycle(*allocator_);
+  if (options_.collectTimings) ctx_->gpuTimer.startFrame(frame);
+  if (auto r = beginCommandBuffer(); !r) {
+    reportError("frame " + std::to_string(frame) + ": " + r.error().message);
+    ctx_ = nullptr;
+    return;
+  }
+  resetBindings();
+  if (options_.collectTimings) sortStart_ = now();
+}
+
+void VulkanDeviceImpl::endFrame(uint64_t frame) {
+  const Stamp endStart = options_.collectTimings ? now() : Stamp{};
+  if (!translating_) translateStart_ = endStart;
+  if (frameRecording()) {
+    // A frame may end inside a render pass when the renderer stops after N packets (replay --stop-at):
+    // the pass is closed, its clear still runs.
+    if (pass_.open) endPass();
+    closeDebugLabels();
+    serviceReadbacks(frame);
+    const std::optional<uint32_t> image = recordPresent();
+    VkSemaphore wait = image ? ctx_->acquired.get() : VK_NULL_HANDLE;
+    VkSemaphore signal = image ? swapchain_->renderFinished(*image) : VK_NULL_HANDLE;
+    auto serial = submit(wait, VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, signal);
+    if (serial) {
+      ctx_->serial = *serial;
+      if (image) {
+        if (auto r = swapchain_->present(*image); !r) {
+          reportError("frame " + std::to_string(frame) + ": " + r.error().message);
+        } else {
+          ++stats_.presents;
+        }
+      }
+    } else if (!lost_) {
+      reportError("frame " + std::to_string(frame) + ": " + serial.error().message);
+    }
+  } else {
+    serviceReadbacks(frame);  // fails this frame's requests (device lost, or the frame could not begin)
+  }
+  cmd_ = VK_NULL_HANDLE;
+  ctx_ = nullptr;
+  translating_ = false;
+  ++stats_.frames;
+  stats_.barriers = barriers_.recorded();
+  stats_.pipelinesCreated = pipelines_->created();
+  stats_.pipelinesShared = pipelines_->shared();
+  if (swapchain_) stats_.swapchainRecreations = swapchain_->recreations();
+  {
+    std::lock_guard lock(sharedMutex_);
+    statsSnapshot_ = stats_;
+  }
+  if (options_.collectTimings && timingCallback_) {
+    const Stamp end = now();
+    VulkanFrameTiming timing;
+    timing.frame = frame;
+    timing.packets = framePackets_;
+    timing.sort = std::max(Clock::duration{0}, translateStart_.wall - sortStart_.wall);
+    timing.translate = std::max(Clock::duration{0}, endStart.wall - translateStart_.wall);
+    timing.submit = end.wall - endStart.wall;
+    timing.sortCpu = std::max(std::chrono::nanoseconds{0}, translateStart_.cpu - sortStart_.cpu);
+    timing.translateCpu = std::max(std::chrono::nanoseconds{0}, endStart.cpu - translateStart_.cpu);
+    timing.submitCpu = end.cpu - endStart.cpu;
+    timing.frameCpu = end.cpu - frameStart_.cpu;
+    timingCallback_(timing);
+  }
+}
+
+void VulkanDeviceImpl::waitIdle() {
+  if (frameRecording()) return;  // inside a frame: its own work is not submitted yet; nothing to wait for
+  if (!lost_) {
+    if (auto r = waitSerial(lastSerial_); !r && !lost_) reportError("waitIdle: " + r.error().message);
+  }
+  if (lost_) completedSerial_ = lastSerial_;  // nothing will ever finish: let readbacks fail and memory go
+  recycleAllFinished();
+}
+
+VulkanDeviceStats VulkanDeviceImpl::stats() const {
+  std::lock_guard lock(sharedMutex_);
+  return statsSnapshot_;
+}
+
+void VulkanDeviceImpl::setPresentSource(TextureHandle texture) {
+  std::lock_guard lock(sharedMutex_);
+  presentSource_ = texture;
+}
+
+void VulkanDeviceImpl::setPresentSource(TextureHandle texture, uint64_t frame) {
+  if (!swapchain_) return;  // headless: nothing would ever take the entry
+  std::lock_guard lock(sharedMutex_);
+  framePresentSources_.emplace_back(frame, texture);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Presentation: blit the present source into the acquired swapchain image, scaled to the window.
+
+std::optional<uint32_t> VulkanDeviceImpl::recordPresent() {
+  if (!swapchain_) return std::nullopt;
+  TextureHandle source;
+  {
+    std::lock_guard lock(sharedMutex_);
+    source = presentSource_;
+    // Entries are in kick order: those of frames that ended (or were never kicked) go.
+    auto& sources = framePresentSources_;
+    size_t done = 0;
+    while (done < sources.size() && sources[done].first <= frame_) {
+      if (sources[done].first == frame_) source = sources[done].second;
+      ++done;
+    }
+    sources.erase(sources.begin(), sources.begin() + static_cast<std::ptrdiff_t>(done));
+  }
+  if (source.isNull()) return std::nullopt;
+  auto* slot = textures_.find(source);
+  if (!slot) {
+    reportError("frame " + std::to_string(frame_) + ": the present source texture #" +
+                std::to_string(source.index()) + " is not live");
+    return std::nullopt;
+  }
+  vk::Texture& texture = **slot;
+  if (texture.aspect != VK_IMAGE_ASPECT_COLOR_BIT) {
+    reportError("frame " + std::to_string(frame_) + ": the present source is a depth texture");
+    return std::nullopt;
+  }
+  auto acquired = swapchain_->acquire(ctx_->acquired.get());
+  if (!acquired) {
+    reportError("frame " + std::to_string(frame_) + ": " + acquired.error().message);
+    return std::nullopt;
+  }
+  if (!*acquired) return std::nullopt;  // minimized
+  const uint32_t index = **acquired;
+  const VkImage target = swapchain_->image(index);
+  const VkExtent2D extent = swapchain_->extent();
+
+  barriers_.use(texture, {VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_READ_BIT, false,
+                          VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL});
+  barriers_.record(*fns_, cmd_);
+  // The acquire semaphore is waited for at ALL_TRANSFER: the transition chains from that stage.
+  auto toDst = vk::make<VkImageMemoryBarrier2>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2);
+  toDst.srcStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+  toDst.dstStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+  toDst.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  toDst.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  toDst.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  toDst.srcQueueFamilyIndex = toDst.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  toDst.image = target;
+  toDst.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  auto dependency = vk::make<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+  dependency.imageMemoryBarrierCount = 1;
+  dependency.pImageMemoryBarriers = &toDst;
+  fns_->t.vkCmdPipelineBarrier2(cmd_, &dependency);
+
+  // Scaled to fit with its aspect ratio kept; the bars around it black.
+  const vk::BlitRect rect = vk::letterbox({texture.desc.width, texture.desc.height}, extent);
+  if (rect.x0 > 0 || rect.y0 > 0 || rect.x1 < static_cast<int32_t>(extent.width) ||
+      rect.y1 < static_cast<int32_t>(extent.height)) {
+    const VkClearColorValue black{};
+    const VkImageSubresourceRange whole{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    fns_->t.vkCmdClearColorImage(cmd_, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &whole);
+    // The blit writes the same image: transfer write after transfer write.
+    auto afterClear = vk::make<VkImageMemoryBarrier2>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2);
+    afterClear.srcStageMask = afterClear.dstStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+    afterClear.srcAccessMask = afterClear.dstAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+    afterClear.oldLayout = afterClear.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    afterClear.srcQueueFamilyIndex = afterClear.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+    afterClear.image = target;
+    afterClear.subresourceRange = whole;
+    auto clearDependency = vk::make<VkDependencyInfo>(VK_STRUCTURE_TYPE_DEPENDENCY_INFO);
+    clearDependency.imageMemoryBarrierCount = 1;
+    clearDependency.pImageMemoryBarriers = &afterClear;
+    fns_->t.vkCmdPipelineBarrier2(cmd_, &clearDependency);
+  }
+  VkImageBlit blit{};
+  blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  blit.srcOffsets[1] = {static_cast<int32_t>(texture.desc.width), static_cast<int32_t>(texture.desc.height),
+                        1};
+  blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  blit.dstOffsets[0] = {rect.x0, rect.y0, 0};
+  blit.dstOffsets[1] = {rect.x1, rect.y1, 1};
+  const VkFilter filter = formatSupports(texture.format, VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)
+                              ? VK_FILTER_LINEAR
+                              : VK_FILTER_NEAREST;
+  fns_->t.vkCmdBlitImage(cmd_, texture.image.get(), VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target,
+                         VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit, filter);
+
+  VkImageMemoryBarrier2 toPresent = toDst;
+  toPresent.srcStageMask = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+  toPresent.srcAccessMask = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  toPresent.dstStageMask = VK_PIPELINE_STAGE_2_NONE;
+  toPresent.dstAccessMask = 0;
+  toPresent.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  toPresent.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+  dependency.pImageMemoryBarriers = &toPresent;
+  fns_->t.vkCmdPipelineBarrier2(cmd_, &dependency);
+  return index;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Native access
+
+VkPipeline VulkanDeviceImpl::nativePipeline(PipelineHandle handle) {
+  auto* p = pipelineRecords_.find(handle);
+  return p ? (*p)->get() : VK_NULL_HANDLE;
+}
+VkBuffer VulkanDeviceImpl::nativeBuffer(BufferHandle handle) {
+  auto* p = buffers_.find(handle);
+  return p ? (*p)->get() : VK_NULL_HANDLE;
+}
+VkImageView VulkanDeviceImpl::nativeView(TextureHandle handle) {
+  auto* p = textures_.find(handle);
+  return p ? (*p)->view.get() : VK_NULL_HANDLE;
+}
+VkImageView VulkanDeviceImpl::nativeAttachmentView(TextureHandle handle) {
+  auto* p = textures_.find(handle);
+  return p ? (*p)->attachmentView.get() : VK_NULL_HANDLE;
+}
+VkImage VulkanDeviceImpl::nativeImage(TextureHandle handle) {
+  auto* p = textures_.find(handle);
+  return p ? (*p)->image.get() : VK_NULL_HANDLE;
+}
+VkSampler VulkanDeviceImpl::nativeSampler(SamplerHandle handle) {
+  auto* p = samplers_.find(handle);
+  return p ? (*p)->sampler.get() : VK_NULL_HANDLE;
+}
+
+}  // namespace reel

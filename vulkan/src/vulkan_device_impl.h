@@ -1,0 +1,321 @@
+#pragma once
+// The Vulkan device's implementation (the public face is reel/vulkan/vulkan_device.h). Not installed:
+// reel's own tests and benchmarks reach native handles through it.
+//
+// Design, one file per idea under vulkan/src/:
+//   context.cpp       instance, device selection (--device / REEL_DEVICE / discrete / any), validation
+//   memory_allocator.cpp memory domains (device / host upload / host readback), persistent mapping
+//   staging.cpp       per-frame linear upload and readback arenas
+//   resources.cpp     buffers, textures (views, zero fill, uploads, mip chains), samplers, shaders, targets
+//   pipelines.cpp     the fixed push-descriptor binding model, pipelines from descriptors, pipeline cache
+//   spirv.cpp         which bindings a shader declares, so an unbound slot is reported, not crashed on
+//   barriers.cpp      barriers derived from each resource's last use (no hand-placed barriers)
+//   frame_context.cpp Granite frame contexts: command pool, garbage, arenas, readbacks per frame in flight
+//   translate.cpp     sorted packets -> vkCmd*, with most-recently-used caches so that a redundant bind
+//                     never reaches Vulkan; render passes are dynamic rendering, begun lazily
+//   readback.cpp      readBuffer / readTexture (synchronous, for capture) and requestReadback (frame images)
+//   swapchain.cpp     the windowed path (GLFW surface from the app, resize, minimize)
+//
+// Frames: frame f records into frame context f % framesInFlight; endFrame submits one command buffer that
+// signals the device's timeline semaphore with a new serial. beginFrame waits only for the serial of the
+// context it is about to reuse (framesInFlight frames ago), then frees that context's garbage and delivers
+// its readbacks. No vkDeviceWaitIdle on the hot path; waitIdle() (Renderer::flushAndWait) waits for the
+// last serial. With collectTimings, each context also brackets its command buffers with timestamp queries
+// (frame_context.h, GpuTimer), read back at that same recycling point, so GPU times never stall anything.
+//
+// Render passes: BeginRenderPass only records what to do; vkCmdBeginRendering happens at the pass's first
+// draw (or at EndRenderPass, so a clear with no draw still clears). Commands that cannot run inside a
+// render pass (copies, updates, dispatches) and barriers that a draw needs (a texture written earlier in
+// the frame, a buffer a dispatch wrote) suspend it: vkCmdEndRendering, the work, and the next draw resumes
+// with load ops LOAD. Binding state (pipeline, buffers, descriptors, push constants, viewport) starts empty
+// every frame and carries from packet to packet in sorted order.
+//
+// Errors: a packet naming a stale or unknown handle, an unbound slot the pipeline uses, a draw outside a
+// pass, a failed allocation, device loss, and every validation-layer message (when validation is on) are
+// reported through reportError(); the packet is skipped, nothing crashes. After device loss, frames are
+// skipped and readbacks fail.
+//
+// Threading: as Device says, everything on the render thread, except requestReadback(),
+// setPresentSource(), stats() and takeErrors(), which any thread may call. readBuffer / readTexture may
+// also be called from the kick thread while the render thread is idle (after Renderer::flushAndWait).
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reel/runtime/command_bucket.h"
+#include "reel/vulkan/vulkan_device.h"
+#include "reel/runtime/device.h"
+#include "reel/runtime/detail/resource_table.h"
+#include "barriers.h"
+#include "context.h"
+#include "frame_context.h"
+#include "pipelines.h"
+#include "reel/runtime/readback.h"
+#include "resources.h"
+#include "swapchain.h"
+
+namespace reel {
+
+class VulkanDeviceImpl final : public VulkanDevice {
+ public:
+  static Result<std::unique_ptr<VulkanDeviceImpl>> create(const VulkanDeviceOptions& options);
+  ~VulkanDeviceImpl() override;
+  VulkanDeviceImpl(const VulkanDeviceImpl&) = delete;
+  VulkanDeviceImpl& operator=(const VulkanDeviceImpl&) = delete;
+
+  DeviceInfo info() const override { return context_->info(); }
+  void beginFrame(uint64_t frame) override;
+  void endFrame(uint64_t frame) override;
+  void waitIdle() override;
+
+#define REEL_COMMAND(Name, Queue, ...) \
+  void execute(const cmd::Name& packet, const PacketContext& context) override;
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+
+  Result<std::vector<std::byte>> readBuffer(BufferHandle buffer) override;
+  Result<std::vector<std::byte>> readTexture(TextureHandle texture, uint32_t mipLevel) override;
+  void requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback) override;
+  bool presents() const override { return swapchain_ != nullptr; }
+  void setPresentSource(TextureHandle texture) override;
+  // The render thread may still be ending earlier frames, whose textures may differ: hence per frame.
+  void setPresentSource(TextureHandle texture, uint64_t frame) override;
+
+  VulkanDeviceStats stats() const override;
+  void setTimingCallback(std::function<void(const VulkanFrameTiming&)> callback) override {
+    timingCallback_ = std::move(callback);
+  }
+  void setGpuTimingCallback(std::function<void(const VulkanGpuTiming&)> callback) override {
+    gpuTimingCallback_ = std::move(callback);
+  }
+  bool gpuTimestamps() const override { return gpuTimestamps_; }
+
+  // ---- native access, for benchmarks and interop (render thread, or while it is idle) ----
+  const vk::Context& context() const {
+    return *context_;
+  }
+  VkPipelineLayout pipelineLayout() const {
+    return pipelines_->layout();
+  }
+  VkPipeline nativePipeline(PipelineHandle handle);
+  VkBuffer nativeBuffer(BufferHandle handle);
+  VkImageView nativeView(TextureHandle handle);
+  VkImageView nativeAttachmentView(TextureHandle handle);
+  VkImage nativeImage(TextureHandle handle);
+  VkSampler nativeSampler(SamplerHandle handle);
+
+ private:
+  explicit VulkanDeviceImpl(const VulkanDeviceOptions& options);
+  Result<void> init();
+  static void onValidationMessage(void* self, std::string message);
+
+  // ---- frames and submission (vulkan_device.cpp) ----
+  bool frameRecording() const {
+    return cmd_ != VK_NULL_HANDLE;
+  }
+  Result<void> beginCommandBuffer();
+  // Ends and submits the open command buffer; waits on `wait` (binary, at `waitStage`) and signals the
+  // timeline with a new serial (returned) plus `signal` when given.
+  Result<uint64_t> submit(VkSemaphore wait = VK_NULL_HANDLE, VkPipelineStageFlags2 waitStage = 0,
+                          VkSemaphore signal = VK_NULL_HANDLE);
+  Result<void> waitSerial(uint64_t serial);
+  // Submits what the frame recorded so far and waits for it, then opens a new command buffer (a
+  // synchronous readback in the middle of a frame).
+  Result<void> flushMidFrame();
+  void handleVkFailure(const char* call, VkResult result);
+  void reportLost(const char* where);
+  void recycleAllFinished();
+  // Hands the GPU time of the frame `frame` last recorded to the callback (its work is finished).
+  void deliverGpuTime(vk::FrameContext& frame);
+
+  // ---- resources (resources.cpp) ----
+  // Every resource request runs inside a frame; the sort is timed from the end of the last one.
+  bool beginRequest();
+  struct RequestScope {
+    VulkanDeviceImpl& device;
+    ~RequestScope() {
+      if (device.options_.collectTimings) device.sortStart_ = device.now();
+    }
+  };
+  Result<void> uploadBuffer(vk::Buffer& buffer, uint64_t offset, std::span<const std::byte> data);
+  Result<void> uploadTexture(vk::Texture& texture, uint32_t mip, uint32_t x, uint32_t y, uint32_t width,
+                             uint32_t height, std::span<const std::byte> texels);
+  Result<void> generateMips(vk::Texture& texture);
+  Result<void> clearTexture(vk::Texture& texture);
+  bool formatSupports(VkFormat format, VkFormatFeatureFlags features);
+  void retire(std::unique_ptr<vk::Retired> object);
+  void nameObject(VkObjectType type, uint64_t handle, const char* kind, uint32_t index);
+
+  // ---- translation (translate.cpp) ----
+  bool beginSorted();  // false: skip the packet (no frame open, device lost)
+  template <ResourceKind K, typename T>
+  T* lookup(vk::ResourceTableOf<K, T>& table, Handle<K> handle, CommandType command, const char* field,
+            const PacketContext& context);
+  void reportPacket(CommandType command, const PacketContext& context, const std::string& message);
+  bool prepareDraw(CommandType command, const PacketContext& context);
+  bool prepareDispatch(const PacketContext& context);
+  bool settleBound(bool graphics, CommandType command, const PacketContext& context);
+  bool ensureRendering();
+  void suspendRendering();
+  // Before a command that must run outside rendering: ends rendering, and first runs a pending pass's
+  // clear when the command touches one of its attachments.
+  void leaveRendering(const vk::Texture* touched1 = nullptr, const vk::Texture* touched2 = nullptr);
+  void endPass();
+  void resetBindings();       // a new frame: nothing bound
+  void invalidateRecorded();  // a new command buffer: nothing recorded, re-apply what is bound
+  void flushBarriers();
+  void pushDescriptors(VkPipelineBindPoint point, uint32_t bits);
+  void closeDebugLabels();
+  void startTranslating();
+
+  // ---- readback (readback.cpp) ----
+  void serviceReadbacks(uint64_t frame);
+  Result<vk::LinearArena::Slice> recordTextureCopy(vk::Texture& texture, uint32_t mip, VkDeviceSize bytes);
+  // Runs `record` in a command buffer and waits for it (the frame's own, flushed, when a frame is open).
+  Result<void> runAndWait(const std::function<Result<void>(VkCommandBuffer)>& record,
+                          vk::FrameContext*& used);
+  // readBuffer / readTexture: runs `copy` (which copies `bytes` into the readback slice it returns) with
+  // runAndWait, then hands back the slice's bytes; `what` names the caller in errors.
+  Result<std::vector<std::byte>> readBackNow(
+      const char* what, VkDeviceSize bytes,
+      const std::function<Result<vk::LinearArena::Slice>(VkCommandBuffer)>& copy);
+
+  // ---- presentation (vulkan_device.cpp) ----
+  std::optional<uint32_t> recordPresent();
+
+  VulkanDeviceOptions options_;
+  std::unique_ptr<vk::Context> context_;
+  const vk::DeviceFns* fns_ = nullptr;
+  std::unique_ptr<vk::MemoryAllocator> allocator_;
+  std::unique_ptr<vk::PipelineLibrary> pipelines_;
+  vk::OwnedSemaphore timeline_;
+  uint64_t lastSerial_ = 0;       // last serial submitted
+  uint64_t completedSerial_ = 0;  // last serial known finished
+  std::vector<std::unique_ptr<vk::FrameContext>> frames_;
+  std::unique_ptr<vk::FrameContext> immediate_;  // synchronous work outside frames
+  std::unique_ptr<vk::Swapchain> swapchain_;
+  vk::OwnedSampler defaultSampler_;
+  VkPhysicalDeviceLimits limits_{};
+  bool lost_ = false;
+  std::atomic<bool> destroying_{
+      false};  // validation messages during teardown also go to stderr: no one reads errors then
+
+  // Resources behind the handles. After the core objects: destroyed first.
+  vk::ResourceTableOf<ResourceKind::Buffer, vk::Buffer> buffers_;
+  vk::ResourceTableOf<ResourceKind::Texture, vk::Texture> textures_;
+  vk::ResourceTableOf<ResourceKind::Sampler, vk::Sampler> samplers_;
+  vk::ResourceTableOf<ResourceKind::Shader, vk::Shader> shaders_;
+  vk::ResourceTableOf<ResourceKind::Pipeline, vk::Pipeline> pipelineRecords_;
+  vk::ResourceTableOf<ResourceKind::RenderTarget, vk::RenderTarget> targets_;
+  uint64_t shaderSerial_ = 0;
+
+  // ---- the frame being recorded (render thread) ----
+  uint64_t frame_ = 0;
+  vk::FrameContext* ctx_ = nullptr;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+  bool translating_ = false;
+  vk::BarrierBatch barriers_;
+  uint64_t writeEpoch_ = 1;  // bumped whenever a resource is written: bound resources need a new check
+
+  struct Pass {
+    bool open = false;       // between BeginRenderPass and EndRenderPass
+    bool rendering = false;  // inside vkCmdBeginRendering
+    bool begun = false;      // rendering began at least once: later begins load
+    RenderTargetHandle handle;
+    vk::Texture* colors[4] = {};
+    uint32_t colorCount = 0;
+    vk::Texture* depth = nullptr;
+    VkExtent2D extent{};
+    LoadOp colorLoad = LoadOp::Clear, depthLoad = LoadOp::Clear;
+    VkClearColorValue clearColor{};
+    float clearDepth = 1.0f;
+    uint32_t clearStencil = 0;
+    uint64_t serial = 0;  // which pass this is, for the pipeline-format check
+  } pass_;
+  uint64_t passSerial_ = 0;
+
+  // What the app has bound (desired) and what the command buffer last recorded (the MRU caches).
+  struct Bound {
+    vk::Pipeline* graphics = nullptr;
+    vk::Pipeline* compute = nullptr;
+    vk::Buffer* vertex[vk::binding::kVertexSlots] = {};
+    VkDeviceSize vertexOffset[vk::binding::kVertexSlots] = {};
+    vk::Buffer* index = nullptr;
+    VkDeviceSize indexOffset = 0;
+    VkIndexType indexType = VK_INDEX_TYPE_UINT16;
+    vk::Buffer* uniform[vk::binding::kUniformSlots] = {};
+    VkDeviceSize uniformOffset[vk::binding::kUniformSlots] = {},
+                 uniformRange[vk::binding::kUniformSlots] = {};
+    vk::Texture* texture[vk::binding::kTextureSlots] = {};
+    VkSampler sampler[vk::binding::kTextureSlots] = {};
+    vk::Buffer* storage[vk::binding::kStorageSlots] = {};
+    VkDeviceSize storageOffset[vk::binding::kStorageSlots] = {},
+                 storageRange[vk::binding::kStorageSlots] = {};
+    uint32_t descriptorMask = 0;  // bit N: binding N has something bound
+    VkViewport viewport{};
+    VkRect2D scissor{};
+    std::byte push[vk::binding::kPushConstantBytes] = {};
+    uint32_t pushBytes = 0;  // high-water mark of bytes pushed this frame
+  } bound_;
+  struct Recorded {
+    VkPipeline graphics = VK_NULL_HANDLE;
+    VkPipeline compute = VK_NULL_HANDLE;
+    VkBuffer vertex[vk::binding::kVertexSlots] = {};
+    VkDeviceSize vertexOffset[vk::binding::kVertexSlots] = {};
+    VkBuffer index = VK_NULL_HANDLE;
+    VkDeviceSize indexOffset = 0;
+    VkIndexType indexType = VK_INDEX_TYPE_MAX_ENUM;
+    bool viewportSet = false, scissorSet = false;
+    VkViewport viewport{};
+    VkRect2D scissor{};
+  } recorded_;
+  enum DirtyBits : uint32_t {
+    kDirtyGraphicsPipeline = 1u << 0,
+    kDirtyComputePipeline = 1u << 1,
+    kDirtyVertex = 1u << 2,
+    kDirtyIndex = 1u << 3,
+    kDirtyViewport = 1u << 4,
+    kDirtyScissor = 1u << 5,
+    kCheckGraphics = 1u << 6,  // bound resources changed: settle them before the next draw
+    kCheckCompute = 1u << 7,
+  };
+  uint32_t dirty_ = 0;
+  uint32_t descriptorDirty_[2] = {};  // per bind point (graphics, compute): bindings to push
+  uint64_t checkedEpoch_[2] = {};     // writeEpoch_ at the last check of each bind point's resources
+  uint32_t graphicsSettled_ = 0;      // vk::Pipeline::settles of the last graphics check (settleBound)
+  uint32_t debugLabels_ = 0;          // open DebugMarkerBegin labels in this command buffer
+
+  // ---- shared with other threads ----
+  mutable std::mutex sharedMutex_;
+  struct ReadbackRequest {
+    TextureHandle texture;
+    uint64_t frame;
+    ReadbackCallback callback;
+  };
+  std::vector<ReadbackRequest> readbackRequests_;
+  TextureHandle presentSource_;
+  std::vector<std::pair<uint64_t, TextureHandle>> framePresentSources_;  // (frame, texture), kick order
+  VulkanDeviceStats statsSnapshot_;
+
+  VulkanDeviceStats stats_;  // render thread
+  std::function<void(const VulkanFrameTiming&)> timingCallback_;
+  std::function<void(const VulkanGpuTiming&)> gpuTimingCallback_;
+  bool gpuTimestamps_ = false;
+  using Clock = std::chrono::steady_clock;
+  struct Stamp {
+    Clock::time_point wall;
+    std::chrono::nanoseconds cpu{0};  // this thread's CPU time
+  };
+  static Stamp now();
+  Stamp frameStart_{}, sortStart_{}, translateStart_{};
+  uint64_t framePackets_ = 0;
+};
+
+}  // namespace reel
