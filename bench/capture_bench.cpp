@@ -147,25 +147,36 @@ class TimedDevice final : public Device {
   NullDevice inner_{false};
 };
 
-class TimingObserver final : public FrameObserver {
+// Times the observers added between its two halves: opening() is added before them and closing() after,
+// and a frame calls its observers in the order they were added.
+class ObserverTimer {
  public:
-  TimingObserver(TimedDevice& device, FrameObserver* inner) : device_(device), inner_(inner) {}
-  void onFrameStart(const FrameStart& start) override {
-    device_.frameStartNs = threadCpuNs();
-    if (inner_) inner_->onFrameStart(start);
-    observerNs = threadCpuNs() - device_.frameStartNs;
-  }
-  void onFrame(const FrameView& view) override {
-    const uint64_t before = threadCpuNs();
-    if (inner_) inner_->onFrame(view);
-    observerNs += threadCpuNs() - before;
-  }
+  explicit ObserverTimer(TimedDevice& device) : opening_(*this), closing_(*this), device_(device) {}
+  FrameObserver& opening() { return opening_; }
+  FrameObserver& closing() { return closing_; }
 
-  uint64_t observerNs = 0;  // render-thread CPU inside the observer this frame (read after flushAndWait)
+  uint64_t observerNs = 0;  // render-thread CPU inside the observers this frame (read after flushAndWait)
 
  private:
+  struct Opening final : FrameObserver {
+    explicit Opening(ObserverTimer& owner) : timer(owner) {}
+    void onFrameStart(const FrameStart&) override {
+      timer.device_.frameStartNs = timer.mark_ = threadCpuNs();
+    }
+    void onFrame(const FrameView&) override { timer.mark_ = threadCpuNs(); }
+    ObserverTimer& timer;
+  };
+  struct Closing final : FrameObserver {
+    explicit Closing(ObserverTimer& owner) : timer(owner) {}
+    void onFrameStart(const FrameStart&) override { timer.observerNs = threadCpuNs() - timer.mark_; }
+    void onFrame(const FrameView&) override { timer.observerNs += threadCpuNs() - timer.mark_; }
+    ObserverTimer& timer;
+  };
+
+  Opening opening_;
+  Closing closing_;
   TimedDevice& device_;
-  FrameObserver* inner_;
+  uint64_t mark_ = 0;  // render thread
 };
 
 capture::CaptureOptions captureOptions(const std::string& path) {
@@ -196,12 +207,13 @@ void BM_CaptureOverhead(benchmark::State& state) {
   for (auto _ : state) {
     for (int block = 0; block < 2 * kBlocks; ++block) {
       const int on = block % 2;
+      ObserverTimer timing(device);
+      ObserverRegistration opening = renderer.addObserver(timing.opening());
       std::unique_ptr<capture::Capture> capture;
       if (on)
         capture =
             std::move(capture::Capture::start(renderer, captureOptions(tempPath("overhead.reel"))).value());
-      TimingObserver timing(device, capture.get());
-      renderer.setObserver(&timing);
+      ObserverRegistration closing = renderer.addObserver(timing.closing());
       auto next = Clock::now();
       for (int f = 0; f < kFramesPerBlock + 2; ++f) {
         while (capture && capture->stats().framesWritten < uint64_t(f))
@@ -227,7 +239,8 @@ void BM_CaptureOverhead(benchmark::State& state) {
         if (next < Clock::now()) next = Clock::now();
         std::this_thread::sleep_until(next);
       }
-      renderer.setObserver(nullptr);
+      opening.reset();
+      closing.reset();
       if (capture) {
         (void)capture->finish();
         const capture::CaptureStats stats = capture->stats();

@@ -402,7 +402,7 @@ void BM_TranslateStress(benchmark::State& state) {
   TouchDevice device;
   RecordingOrderWalk walk(device);
   Renderer renderer(device, {.framesInFlight = 1});
-  renderer.setObserver(&walk);
+  const ObserverRegistration walking = renderer.addObserver(walk);
   CommandBucket<DrawKey>* buckets[2] = {&renderer.createBucket<DrawKey>("worker 0"),
                                         &renderer.createBucket<DrawKey>("worker 1")};
   uint32_t frame = 0;

@@ -123,7 +123,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
     s.writerLoop();
   });
   if (s.options.handleSignals) detail::registerForShutdown(capture.get());
-  renderer.setObserver(capture.get());
+  capture->registration_ = renderer.addObserver(*capture);
   return capture;
 }
 
@@ -133,13 +133,11 @@ Capture::Capture(Renderer& renderer, std::unique_ptr<State> state)
 Capture::~Capture() {
   State& s = *state_;
   if (s.options.handleSignals) detail::unregisterForShutdown(this);
-  // No frame in flight may still point at this observer once it is gone.
-  renderer_.setObserver(nullptr);
-  renderer_.flushAndWait();
   {
     std::lock_guard lock(s.mutex);
     if (s.endReason.empty()) s.endReason = "capture destroyed";
   }
+  // finish() also ends the registration: no frame in flight calls this observer once it is gone.
   (void)finish();
   s.writer.join();
 }
@@ -163,6 +161,9 @@ void Capture::stop() {
 
 Result<void> Capture::finish() {
   stop();
+  // Every frame kicked so far reaches onFrame before this returns (ObserverRegistration), so the writer
+  // gets every frame of the range that stop() just closed; later frames never call this capture again.
+  registration_.reset();
   State& s = *state_;
   std::unique_lock lock(s.mutex);
   s.done.wait(lock, [&] { return s.writerDone; });
@@ -268,15 +269,14 @@ void Capture::onFrame(const FrameView& view) {
   }
   if (s.closed.load()) return;
   FrameTicket& ticket = s.ring[(s.ringHead + s.ringCount) % s.ring.size()];
+  // A lease instead of a copy (FrameLease): the writer reads the streams, then ends the lease.
+  ticket.lease = view.lease();
   ticket.frame = view.frame;
   ticket.sortedOrderHash = view.sortedOrderHash;
-  // Retain instead of copy (frame.h): the writer reads the streams and gives them back.
   ticket.requests = view.requests;
-  if (ticket.requests) ticket.requests->references.fetch_add(1, std::memory_order_relaxed);
   ticket.buckets.clear();
   for (size_t i = 0; i < view.buckets.size(); ++i) {
     const FrameBucketView& b = view.buckets[i];
-    b.stream->references.fetch_add(1, std::memory_order_relaxed);
     ticket.buckets.push_back(BucketTicket{b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i)});
   }
   ticket.markers.clear();
@@ -294,8 +294,7 @@ void Capture::onFrame(const FrameView& view) {
 // ---- writer thread ----
 
 void Capture::State::releaseStreams(FrameTicket& ticket) {
-  for (const BucketTicket& b : ticket.buckets) b.stream->references.fetch_sub(1, std::memory_order_release);
-  if (ticket.requests) ticket.requests->references.fetch_sub(1, std::memory_order_release);
+  ticket.lease.reset();
   ticket.requests = nullptr;
   ticket.buckets.clear();
 }

@@ -8,21 +8,23 @@
 
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/device.h"
+#include "reel/runtime/frame.h"
 #include "reel/runtime/resource_context.h"
 
 namespace reel::capture::detail {
 
 struct BucketTicket {
   const CommandBucketBase* bucket = nullptr;
-  const BucketStream* stream = nullptr;  // retained: one reference held until the writer is done
+  const BucketStream* stream = nullptr;  // held by the ticket's lease until the writer is done
   uint64_t epoch = 0;                    // the stream's epoch: unchanged across frames = retained bucket
   uint16_t index = 0;                    // position among the renderer's buckets
 };
 
 struct FrameTicket {
+  FrameLease lease;  // keeps requests and every bucket's stream as the render thread left them
   uint64_t frame = 0;
   uint64_t sortedOrderHash = 0;
-  const RequestStream* requests = nullptr;  // retained like the bucket streams
+  const RequestStream* requests = nullptr;  // held by the lease
   std::vector<BucketTicket> buckets;        // capacity kept between frames: no allocation per frame
   std::vector<std::string> markers;         // made while the frame was recorded
 };

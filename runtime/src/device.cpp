@@ -1,7 +1,10 @@
 #include "reel/runtime/device.h"
 
 #include <array>
+#include <string>
 #include <utility>
+
+#include "reel/runtime/assert.h"
 
 namespace reel {
 
@@ -22,6 +25,23 @@ void Device::reportError(std::string message) {
   if (errors_.size() < 1000) errors_.push_back(std::move(message));
 }
 
+void Device::requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback) {
+  callback(fail("device '", name(), "' cannot read back texture #", texture.index(), " of frame ", frame));
+}
+
+void Device::assertOwnerThread(const char* call) const {
+#ifndef NDEBUG
+  const std::thread::id owner = ownerThread();
+  REEL_ASSERT(owner == std::thread::id() || owner == std::this_thread::get_id(),
+              (std::string(call) + " on device '" + name() +
+               "' from a thread that does not own it: while a Renderer drives a device, only its render "
+               "thread calls into it (the kick thread inside Renderer::withIdleDevice)")
+                  .c_str());
+#else
+  (void)call;
+#endif
+}
+
 namespace {
 using DispatchFn = void (*)(Device&, const void*, const PacketContext&);
 
@@ -36,6 +56,10 @@ constexpr std::array<DispatchFn, kCommandTypeCount> kDispatch = {
 }  // namespace
 
 void dispatchPacket(Device& device, CommandType type, const void* payload, const PacketContext& context) {
+#ifndef NDEBUG
+  // Debug builds only: in release builds the per-packet path does not even make the call.
+  device.assertOwnerThread("dispatchPacket");
+#endif
   kDispatch[static_cast<size_t>(type)](device, payload, context);
 }
 

@@ -1,5 +1,9 @@
 #include "reel/runtime/renderer.h"
 
+#include <algorithm>
+
+#include "reel/runtime/radix_sort.h"
+
 namespace reel {
 namespace {
 
@@ -16,24 +20,180 @@ bool isDestroy(CommandType type) {
 
 }  // namespace
 
+namespace detail {
+
+// One kicked frame's streams, with the references handOver() took on them. Busy from the kick that
+// fills it until its last lease ends; the render thread's own lease is the first.
+struct FrameRecord {
+  LeasePool* pool = nullptr;
+  uint64_t frame = 0;
+  const RequestStream* requests = nullptr;
+  std::vector<FrameBucketView> buckets;  // capacity kept between frames: a steady state allocates nothing
+  // Guarded by pool->mutex.
+  uint32_t leases = 0;
+  bool observed = false;  // an observer holds one of the leases
+};
+
+// A record for every frame in flight plus every frame observers may keep: a kick always finds a free
+// one, because a frame's end waits while observers hold more than kMaxObserverRetainedFrames frames
+// (Renderer::waitForObserverLeases).
+struct LeasePool {
+  LeasePool() {
+    for (FrameRecord& record : records) record.pool = this;
+  }
+  std::mutex mutex;
+  std::condition_variable released;  // an observed frame's last lease ended
+  std::array<FrameRecord, kMaxFramesInFlight + kMaxObserverRetainedFrames> records;
+  uint32_t observed = 0;  // busy records that an observer holds a lease on
+};
+
+}  // namespace detail
+
+void FrameLease::reset() {
+  detail::FrameRecord* record = std::exchange(record_, nullptr);
+  if (!record) return;
+  detail::LeasePool& pool = *record->pool;
+  std::lock_guard lock(pool.mutex);
+  REEL_ASSERT(record->leases > 0, "a FrameLease ended on a frame nobody holds");
+  if (--record->leases > 0) return;
+  // Release order: the kick thread acquires these counts before it resets a stream, so every read of
+  // the frame, by any lease holder (each ended under the mutex before this), comes first.
+  for (const FrameBucketView& b : record->buckets)
+    b.stream->references.fetch_sub(1, std::memory_order_release);
+  record->requests->references.fetch_sub(1, std::memory_order_release);
+  if (record->observed) {
+    record->observed = false;
+    --pool.observed;
+    pool.released.notify_all();
+  }
+}
+
+uint64_t FrameLease::frame() const {
+  REEL_ASSERT(record_ != nullptr, "FrameLease::frame on a lease that holds no frame");
+  return record_->frame;
+}
+
+const RequestStream& FrameLease::requests() const {
+  REEL_ASSERT(record_ != nullptr, "FrameLease::requests on a lease that holds no frame");
+  return *record_->requests;
+}
+
+std::span<const FrameBucketView> FrameLease::buckets() const {
+  REEL_ASSERT(record_ != nullptr, "FrameLease::buckets on a lease that holds no frame");
+  return record_->buckets;
+}
+
+FrameLease FrameView::lease() const {
+  REEL_ASSERT(record != nullptr, "FrameView::lease on a view that no Renderer made");
+  detail::LeasePool& pool = *record->pool;
+  std::lock_guard lock(pool.mutex);
+  // The render thread's own lease lives until the frame is translated, so inside onFrame this holds.
+  REEL_ASSERT(record->leases > 0, "FrameView::lease after the frame was given back (only inside onFrame)");
+  ++record->leases;
+  if (!record->observed) {
+    record->observed = true;
+    ++pool.observed;
+  }
+  return FrameLease(record);
+}
+
+void ObserverRegistration::reset() {
+  Renderer* renderer = std::exchange(renderer_, nullptr);
+  FrameObserver* observer = std::exchange(observer_, nullptr);
+  if (renderer) renderer->removeObserver(observer);
+}
+
 Renderer::Renderer(Device& device, RendererConfig config)
     : device_(device),
       config_(config),
       nextFrame_(config.firstFrameNumber),
+      leases_(std::make_unique<detail::LeasePool>()),
       freeSlots_(static_cast<std::ptrdiff_t>(config.framesInFlight)) {
   REEL_ASSERT(config.framesInFlight >= 1 && config.framesInFlight <= kMaxFramesInFlight,
               "framesInFlight must be 1..4");
   thread_ = std::thread([this] { renderLoop(); });
+  // Before any kick or flush: the render thread touches the device only for those.
+  device_.setOwnerThread(thread_.get_id());
 }
 
 Renderer::~Renderer() {
   flushAndWait();
+  const std::thread::id renderThread = thread_.get_id();
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
   workReady_.notify_one();
   thread_.join();
+  // Both would otherwise point into this renderer after it is gone.
+  REEL_ASSERT(observers_.empty(),
+              "a Renderer is destroyed while an observer is registered: end every ObserverRegistration (a "
+              "capture, a replay's feeder) before the renderer");
+  {
+    std::lock_guard lock(leases_->mutex);
+    for (const detail::FrameRecord& record : leases_->records) {
+      REEL_ASSERT(record.leases == 0,
+                  "a FrameLease outlives its renderer: end every lease (a capture's "
+                  "writer holds some) before the renderer is destroyed");
+    }
+  }
+  // A later renderer, or a direct user, may drive the device from any thread.
+  if (device_.ownerThread() == renderThread) device_.setOwnerThread(std::thread::id());
+}
+
+ObserverRegistration Renderer::addObserver(FrameObserver& observer) {
+  REEL_ASSERT(std::find(observers_.begin(), observers_.end(), &observer) == observers_.end(),
+              "addObserver: this observer is registered already");
+  observers_.push_back(&observer);
+  return ObserverRegistration(this, &observer);
+}
+
+void Renderer::removeObserver(FrameObserver* observer) {
+  REEL_ASSERT(std::this_thread::get_id() != thread_.get_id(),
+              "an ObserverRegistration ended inside an observer call: it would wait for the frame it is in");
+  const auto it = std::find(observers_.begin(), observers_.end(), observer);
+  REEL_ASSERT(it != observers_.end(), "removeObserver: the observer is not registered");
+  observers_.erase(it);
+  // Frames kicked until now took the observer with them (PendingFrame::observers): once the render
+  // thread is past them, nothing calls it again and its owner may destroy it.
+  std::unique_lock lock(mutex_);
+  const uint64_t kicked = stats_.framesKicked;
+  frameDone_.wait(lock, [&] { return stats_.framesProcessed >= kicked; });
+}
+
+FrameLease Renderer::leaseRecordedFrame(uint64_t frame) {
+  detail::FrameRecord* record = nullptr;
+  {
+    std::lock_guard lock(leases_->mutex);
+    for (detail::FrameRecord& r : leases_->records) {
+      if (r.leases == 0) {
+        record = &r;
+        break;
+      }
+    }
+    REEL_ASSERT(record != nullptr, "no free frame record: observers hold more frames than FrameLease allows");
+    record->leases = 1;
+  }
+  // Busy from here on: only this thread touches the record until the kick publishes the frame.
+  record->frame = frame;
+  record->requests = &resources_.handOver();
+  record->buckets.clear();
+  for (auto& bucket : buckets_) record->buckets.push_back({bucket.get(), &bucket->handOver()});
+  return FrameLease(record);
+}
+
+void Renderer::waitForObserverLeases() {
+  std::unique_lock lock(leases_->mutex);
+  if (leases_->observed <= kMaxObserverRetainedFrames) return;
+  // Counted before the wait, so that a test can see the render thread held up. Never both mutexes at
+  // once: withIdleDevice's call, under mutex_, may end a lease.
+  lock.unlock();
+  {
+    std::lock_guard statsLock(mutex_);
+    ++stats_.leaseWaits;
+  }
+  lock.lock();
+  leases_->released.wait(lock, [&] { return leases_->observed <= kMaxObserverRetainedFrames; });
 }
 
 void Renderer::kick(const FrameOptions& options) {
@@ -55,12 +215,9 @@ void Renderer::kick(const FrameOptions& options) {
   }
   // The slot is outside [head, head + count): the render thread does not look at it until published.
   PendingFrame& frame = ring_[slot];
-  frame.frame = nextFrame_++;
   frame.stopAfterPackets = options.stopAfterPackets;
-  frame.observer = observer_;
-  frame.requests = &resources_.handOver();
-  frame.buckets.clear();
-  for (auto& bucket : buckets_) frame.buckets.push_back({bucket.get(), &bucket->handOver()});
+  frame.observers.assign(observers_.begin(), observers_.end());
+  frame.lease = leaseRecordedFrame(nextFrame_++);
   {
     std::lock_guard lock(mutex_);
     ++ringCount_;
@@ -101,6 +258,7 @@ void Renderer::renderLoop() {
     }
     if (flush) {
       // Every kicked frame is processed (the ring is empty): only the GPU may still be busy.
+      device_.assertOwnerThread("Device::waitIdle");
       device_.waitIdle();
       {
         std::lock_guard lock(mutex_);
@@ -110,6 +268,8 @@ void Renderer::renderLoop() {
       continue;
     }
     const uint64_t translated = processFrame(*frame);
+    // Before the ring slot is free for another kick, which needs a free frame record and free streams.
+    waitForObserverLeases();
     {
       std::lock_guard lock(mutex_);
       ringHead_ = (ringHead_ + 1) % config_.framesInFlight;
@@ -123,11 +283,15 @@ void Renderer::renderLoop() {
 }
 
 uint64_t Renderer::processFrame(PendingFrame& frame) {
-  if (frame.observer) frame.observer->onFrameStart(FrameStart{frame.frame, &device_, &live_});
-  device_.beginFrame(frame.frame);
+  const uint64_t number = frame.lease.frame();
+  const RequestStream& requests = frame.lease.requests();
+  const std::span<const FrameBucketView> buckets = frame.lease.buckets();
+  for (FrameObserver* observer : frame.observers)
+    observer->onFrameStart(FrameStart{number, &device_, &live_});
+  device_.assertOwnerThread("Device::beginFrame");
+  device_.beginFrame(number);
 
   // Creates and writes before the frame's commands, in request order; destroys after them.
-  const RequestStream& requests = *frame.requests;
   deferredDestroys_.clear();
   for (const uint32_t offset : requests.requests) {
     const PacketHeader& h = requests.header(offset);
@@ -144,8 +308,8 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   mergedPackets_.clear();
   mergedBuckets_.clear();
   sortEntries_.clear();
-  for (uint16_t b = 0; b < frame.buckets.size(); ++b) {
-    const BucketStream& stream = *frame.buckets[b].stream;
+  for (uint16_t b = 0; b < buckets.size(); ++b) {
+    const BucketStream& stream = *buckets[b].stream;
     for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
       const KeyEntry* entries = stream.keyBlock(block);
       for (uint32_t i = 0, n = stream.keyBlockFill(block); i < n; ++i) {
@@ -159,14 +323,15 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   radixSort(sortEntries_, sortScratch_);
 
   FrameView view;
-  view.frame = frame.frame;
-  view.requests = frame.requests;
-  view.buckets = frame.buckets;
+  view.frame = number;
+  view.requests = &requests;
+  view.buckets = buckets;
   view.mergedPackets = mergedPackets_;
   view.mergedBuckets = mergedBuckets_;
   view.sorted = sortEntries_;
   view.sortedOrderHash = hashSortedOrder(sortEntries_);
-  if (frame.observer) frame.observer->onFrame(view);
+  view.record = frame.lease.record_;
+  for (FrameObserver* observer : frame.observers) observer->onFrame(view);
 
   const uint64_t translated = translate(view, frame.stopAfterPackets);
 
@@ -180,13 +345,12 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     resources_.recycle(type, handleValue);
   }
 
-  device_.endFrame(frame.frame);
+  device_.assertOwnerThread("Device::endFrame");
+  device_.endFrame(number);
 
-  // The streams may be recorded into again: the Vulkan device copied what it needed while translating.
-  for (const FrameBucketView& b : frame.buckets) {
-    const_cast<BucketStream*>(b.stream)->references.fetch_sub(1, std::memory_order_release);
-  }
-  frame.requests->references.fetch_sub(1, std::memory_order_release);
+  // The streams may be recorded into again unless an observer leased them: the Vulkan device copied
+  // what it needed while translating.
+  frame.lease.reset();
   return translated;
 }
 

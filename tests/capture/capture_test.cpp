@@ -51,8 +51,8 @@ TEST(Capture, RoundTripOfEveryCommandKeyTypeAndResourceKind) {
   Scene scene(renderer);
   auto capture = start(renderer, options(dir.path("all.reel")));
   ASSERT_TRUE(capture);
-  Witness witness(capture.get());
-  renderer.setObserver(&witness);
+  Witness witness;  // beside the capture, which registered itself
+  const ObserverRegistration watching = renderer.addObserver(witness);
   constexpr uint64_t kFrames = 12;
   for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
   ASSERT_TRUE(capture->finish());
@@ -199,9 +199,9 @@ TEST(Capture, CaptureStartedMidRunCarriesLiveResourcesAndReplaysOnItsOwn) {
   o.lastFrame = 8;
   auto capture = start(renderer, o);
   ASSERT_TRUE(capture);
-  Witness witness(capture.get());
+  Witness witness;
   witness.snapshotAt(6);
-  renderer.setObserver(&witness);
+  const ObserverRegistration watching = renderer.addObserver(witness);
   for (int f = 6; f <= 8; ++f) scene.frame();
   renderer.flushAndWait();
   ASSERT_TRUE(capture->finish());
@@ -264,7 +264,7 @@ TEST(Capture, CaptureStartedMidRunCarriesLiveResourcesAndReplaysOnItsOwn) {
   NullDevice replayDevice;
   Renderer replayRenderer(replayDevice);
   Witness replayWitness;
-  replayRenderer.setObserver(&replayWitness);
+  const ObserverRegistration replayWatching = replayRenderer.addObserver(replayWitness);
   auto replayed = replayTrace(reader, replayRenderer);
   ASSERT_TRUE(replayed) << replayed.error().message;
   EXPECT_EQ(replayDevice.takeErrors(), std::vector<std::string>{});

@@ -66,7 +66,7 @@ void expectFramesMatchTheScene(trace::TraceReader& reader) {
   Renderer renderer(device);
   Scene scene(renderer);
   Witness witness;
-  renderer.setObserver(&witness);
+  const ObserverRegistration watching = renderer.addObserver(witness);
   const uint64_t last = reader.frameNumber(reader.frameCount() - 1);
   for (uint64_t f = 0; f <= last; ++f) scene.frame();
   renderer.flushAndWait();

@@ -246,14 +246,14 @@ TEST(Renderer, ObserverSeesEveryFrameWithItsRequestsAndSortedOrder) {
   CountingObserver observer;
   auto& bucket = renderer.createBucket<uint32_t>("b");
   bucket.add<cmd::Draw>(1);
-  renderer.kick();  // before the observer is installed: not seen
-  renderer.setObserver(&observer);
+  renderer.kick();  // before the observer is registered: not seen
+  ObserverRegistration watching = renderer.addObserver(observer);
   for (int f = 0; f < 3; ++f) {
     renderer.resources().createSampler({});
     for (uint32_t k = 0; k < 3; ++k) bucket.add<cmd::Draw>(f == 2 ? 3 - k : k);
     renderer.kick();
   }
-  renderer.setObserver(nullptr);
+  watching.reset();
   renderer.kick();
   renderer.flushAndWait();
   EXPECT_EQ(observer.frames, (std::vector<uint64_t>{1, 2, 3}));
@@ -289,7 +289,7 @@ TEST(Renderer, ObserverSeesLiveResourcesAndTheirContentsAtFrameStart) {
   NullDevice device;
   Renderer renderer(device);
   SnapshotObserver observer;
-  renderer.setObserver(&observer);
+  const ObserverRegistration watching = renderer.addObserver(observer);
   auto& bucket = renderer.createBucket<uint32_t>("b");
   ResourceContext& resources = renderer.resources();
   const std::byte code[8] = {std::byte{3}, std::byte{2}, std::byte{0x23}, std::byte{7}};

@@ -58,9 +58,9 @@ class TrimCommand final : public Subcommand {
     options.appName = h.appName;
     options.appArgs = h.appArgs;
     options.handleSignals = false;
+    // Observes the frames beside the feeder, which goes on checking each frame's sorted order.
     auto capture = capture::Capture::start(renderer, options);
     if (!capture) throw BadInput(output_ + ": " + capture.error().message);
-    // The capture is the renderer's observer now; the feeder's sort check is not needed for a trim.
 
     auto cleanup = [&] {
       capture->reset();
@@ -90,6 +90,13 @@ class TrimCommand final : public Subcommand {
     }
     const capture::CaptureStats stats = (*capture)->stats();
     capture->reset();
+    // As `reel replay` does: a frame whose replayed sorted order differs from the recorded one means the
+    // sort changed since the trace was made (frames before A count too: they build A's state).
+    renderer.flushAndWait();
+    for (const auto& m : (*feeder)->sortMismatches()) {
+      std::fprintf(stderr, "frame %llu: the sorted order differs from the recorded one (sort changed)\n",
+                   static_cast<unsigned long long>(m.frame));
+    }
     fs::rename(temporary, out, ec);
     if (ec) {
       fs::remove(temporary, ec);

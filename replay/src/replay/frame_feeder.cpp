@@ -20,7 +20,7 @@ Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, con
   }
   auto feeder = std::unique_ptr<FrameFeeder>(
       new FrameFeeder(renderer, header, std::move(map), std::move(edit), std::move(keyEdit)));
-  renderer.setObserver(feeder.get());
+  feeder->registration_ = renderer.addObserver(*feeder);
   return feeder;
 }
 
@@ -42,7 +42,7 @@ std::span<const std::byte> FrameFeeder::edited(uint64_t frame, uint64_t position
 
 FrameFeeder::~FrameFeeder() {
   renderer_.flushAndWait();
-  renderer_.setObserver(nullptr);
+  registration_.reset();
 }
 
 Result<CommandType> FrameFeeder::mapCommand(uint32_t traceId) const {

@@ -1,8 +1,8 @@
 #pragma once
 // Test support shared by tests/capture and tests/trace:
-//  - Witness: a FrameObserver that copies what the runtime showed of each frame through its own public
-//    API (FrameView::forEachInChain, the merged order, the sorted entries), then hands the frame on to
-//    the observer behind it (the capture). What a trace reader reads back must equal this.
+//  - Witness: a FrameObserver, registered beside the capture, that copies what the runtime showed of
+//    each frame through its own public API (FrameView::forEachInChain, the merged order, the sorted
+//    entries). What a trace reader reads back must equal this.
 //  - expectFrameEquals: compares a frame read from a trace with the witnessed one.
 //  - replayTrace: a minimal replay through a fresh Renderer (the runtime's replay entry points: adopted
 //    handles, packets as bytes), to show that a trace carries everything its frames need.
@@ -63,8 +63,6 @@ struct WitnessResource {
 
 class Witness final : public FrameObserver {
  public:
-  explicit Witness(FrameObserver* next = nullptr) : next_(next) {}
-  void setNext(FrameObserver* next) { next_ = next; }
   // Also read back every live resource at the start of this frame.
   void snapshotAt(uint64_t frame) { snapshotFrame_ = frame; }
 
@@ -76,7 +74,6 @@ class Witness final : public FrameObserver {
   const std::vector<WitnessResource>& snapshot() const { return snapshot_; }
 
  private:
-  FrameObserver* next_;
   uint64_t snapshotFrame_ = UINT64_MAX;
   std::map<uint64_t, WitnessFrame> frames_;
   std::vector<WitnessResource> snapshot_;

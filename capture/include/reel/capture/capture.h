@@ -11,13 +11,16 @@
 // replays on its own, and finishes by itself after frame 502.
 //
 // How the work is split (none of it runs on the recording threads):
-//  - the render thread, in onFrame, takes one more reference on the frame's streams (FrameObserver's
-//    retain contract) and queues the frame: a few atomic adds and a lock, no copy. At most
-//    kMaxObserverRetainedFrames frames wait; when the writer is that far behind, the render thread
-//    waits for it (bounded memory), counted in CaptureStats::renderWaits, never dropping a frame.
+//  - the render thread, in onFrame, takes a FrameLease on the frame's streams (frame.h) and queues the
+//    frame: a lock or two, no copy. At most kMaxObserverRetainedFrames frames wait; when the writer is
+//    that far behind, the render thread waits for it (bounded memory), counted in
+//    CaptureStats::renderWaits, never dropping a frame.
 //  - at the first frame only, onFrameStart copies the live resources and reads their contents back.
 //  - a writer thread builds the FlatBuffers messages from the retained streams, gives the streams back,
 //    compresses (zstd, streaming, one frame at a time into the open chunk) and writes whole chunks.
+//
+// Several captures may run on one renderer at once, over the same or different frames: each is an
+// observer of its own (Renderer::addObserver), gets every frame of its range and writes its own file.
 //
 // Crash safety: chunks reach the file whole, one write each. The trace is finished (the chunk in hand,
 // then the index) by finish(), by the destructor, at exit(), and, with handleSignals, on SIGINT, SIGTERM
@@ -84,19 +87,21 @@ struct CaptureStats {
 
 class Capture final : public FrameObserver {
  public:
-  // Opens options.path, starts the writer thread and attaches to the renderer (setObserver). Call on
-  // the renderer's kick thread. Fails when the file cannot be created or the frame range is over.
+  // Opens options.path, starts the writer thread and adds itself to the renderer's observers (beside
+  // any others: other captures, a replay's feeder). Call on the renderer's kick thread. Fails when the
+  // file cannot be created or the frame range is over.
   static Result<std::unique_ptr<Capture>> start(Renderer& renderer, CaptureOptions options);
 
-  // Kick thread, with the renderer alive: detaches (setObserver(nullptr), flushAndWait), then finishes
-  // the trace with every frame kicked so far. A Capture must not outlive its renderer.
+  // Kick thread, with the renderer alive: finish(). A Capture must not outlive its renderer.
   ~Capture() override;
   Capture(const Capture&) = delete;
   Capture& operator=(const Capture&) = delete;
 
   // Ends the range after the last frame kicked so far (kick thread); returns at once.
   void stop();
-  // stop(), then waits until the trace is complete on disk. Returns the write error, if there was one.
+  // Kick thread: stop(), leaves the renderer's observers (after the frames kicked so far, so the trace
+  // has each of them that its range names), then waits until the trace is complete on disk. Returns the
+  // write error, if there was one. A finished capture is never called by the renderer again.
   Result<void> finish();
   bool finished() const;
 
@@ -122,6 +127,7 @@ class Capture final : public FrameObserver {
   Capture(Renderer& renderer, std::unique_ptr<State> state);
   Renderer& renderer_;
   std::unique_ptr<State> state_;
+  ObserverRegistration registration_;  // last: ends (waiting for frames in flight) before state_ goes
 };
 
 }  // namespace reel::capture

@@ -1,16 +1,21 @@
 #pragma once
-// Capture from the environment, for any app built on reel, without code changes in the app:
+// Capture from the environment: an app that calls installFromEnvironment once, right after it creates
+// its Renderer, can then be captured by setting variables, with no further code for it:
 //
 //   REEL_CAPTURE=out.reel           capture to out.reel, from the first frame until the end
 //   REEL_CAPTURE_FRAMES=10-12       only frames 10 to 12 (inclusive); "10" = frame 10 alone,
 //                                   "10-" = from frame 10 until the end
 //
-// The runtime cannot start a capture itself: it must not depend on capture (ARCHITECTURE.md: runtime <-
-// capture, one way). So whoever creates the Renderer calls installFromEnvironment once, right after:
-// the app framework does (the samples' common main), and an app on the bare Renderer adds one line.
-// A hook in RendererConfig (a factory the runtime calls) was the alternative; it would hide the
-// dependency behind a function pointer and still need the same call to set it, and a self-registering
-// static initializer is dropped by the linker from a static library that nothing references.
+// Without that call the variables do nothing: the runtime cannot start a capture itself, since it must
+// not depend on capture (ARCHITECTURE.md: runtime <- capture, one way). A hook in RendererConfig (a
+// factory the runtime calls) would hide the dependency behind a function pointer and still need a call to
+// set it, and a self-registering static initializer is dropped by the linker from a static library that
+// nothing references.
+//
+// Where reel makes the call: reel-sample does, in samples/src/run.cpp right after creating its Renderer,
+// unless --capture-out is given (the command line wins over the environment). reel's own tools do not:
+// `reel replay`, `reel trim`, `reel golden` and reel-viewer ignore REEL_CAPTURE (to capture a replay's
+// frames, `reel trim` writes a trace of chosen frames).
 //
 //   reel::Renderer renderer(device);
 //   auto capture = reel::capture::installFromEnvironment(renderer);  // keep it; destroy it before renderer

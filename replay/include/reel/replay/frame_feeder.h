@@ -38,8 +38,9 @@ using KeyEdit = std::function<uint64_t(uint64_t frame, std::string_view bucket, 
 
 class FrameFeeder final : public FrameObserver {
  public:
-  // Installs itself as the renderer's observer, to compare each replayed frame's sorted order with the
-  // one recorded. Fails when the header's command table cannot be mapped onto this build's.
+  // Adds itself to the renderer's observers (beside any others, such as a capture of the replay), to
+  // compare each replayed frame's sorted order with the one recorded. Fails when the header's command
+  // table cannot be mapped onto this build's.
   static Result<std::unique_ptr<FrameFeeder>> create(Renderer& renderer, const trace::TraceHeader& header,
                                                      PacketEdit edit = {}, KeyEdit keyEdit = {});
   ~FrameFeeder() override;
@@ -103,6 +104,7 @@ class FrameFeeder final : public FrameObserver {
   mutable std::mutex mutex_;
   std::deque<std::pair<uint64_t, uint64_t>> expectedHashes_;  // (trace frame, recorded hash), kick order
   std::vector<SortMismatch> mismatches_;
+  ObserverRegistration registration_;  // last: ends before the members onFrame uses
 };
 
 }  // namespace reel::replay

@@ -3,15 +3,19 @@
 // command of commands.inc, so that a Device that misses a command does not compile. Implementations:
 // NullDevice (records what it was asked, for tests) and the Vulkan device.
 //
-// Threading: every method is called from the render thread only, except takeErrors().
+// Threading: every method is called from the render thread only, except takeErrors() and those marked
+// "any thread". While a Renderer drives the device, its render thread owns it (ownerThread).
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "reel/runtime/commands.h"
+#include "reel/runtime/readback.h"
 #include "reel/runtime/result.h"
 #include "reel/runtime/tags.h"
 
@@ -53,15 +57,40 @@ class Device {
   virtual Result<std::vector<std::byte>> readBuffer(BufferHandle buffer) = 0;
   virtual Result<std::vector<std::byte>> readTexture(TextureHandle texture, uint32_t mipLevel) = 0;
 
+  // Any thread: deliver `texture` (mip 0) as it is at the end of frame `frame` to `callback`, on the
+  // render thread, once the device has finished that frame (readback.h). Ask before the frame is kicked;
+  // a request for a frame that already ended fails through the callback. A device that cannot read
+  // back fails every request (this default).
+  virtual void requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback);
+  // Whether frames end on a screen (a windowed device). Only then does setPresentSource matter.
+  virtual bool presents() const { return false; }
+  // Any thread: the texture the end of frame `frame` shows (a replay shows whichever target each frame
+  // chose). Ask before the frame is kicked, like requestReadback. A device that does not present ignores it.
+  virtual void setPresentSource(TextureHandle texture, uint64_t frame) {
+    (void)texture;
+    (void)frame;
+  }
+
   // Problems found while translating (a stale handle in a packet, a failed allocation): reported, and the
   // command skipped, never a crash. Any thread may collect them.
   std::vector<std::string> takeErrors();
   size_t errorCount() const;
 
+  // The thread allowed to call into the device. A Renderer sets its render thread when it starts, lends
+  // the device to the kick thread for a withIdleDevice call and clears it when it ends. No owner (a
+  // default id) lets any thread call: tests and tools that drive a device without a renderer.
+  void setOwnerThread(std::thread::id owner) { owner_.store(owner, std::memory_order_release); }
+  std::thread::id ownerThread() const { return owner_.load(std::memory_order_acquire); }
+  // Debug builds (NDEBUG not defined): a REEL_ASSERT, naming `call`, that the calling thread owns the
+  // device or that it has no owner. reel's core checks it where it calls into a device (dispatchPacket,
+  // the renderer's frame brackets). Release builds: nothing.
+  void assertOwnerThread(const char* call) const;
+
  protected:
   void reportError(std::string message);
 
  private:
+  std::atomic<std::thread::id> owner_{};
   mutable std::mutex errorMutex_;
   std::vector<std::string> errors_;
   size_t errorCount_ = 0;

@@ -1,7 +1,8 @@
 #pragma once
-// What the render thread saw of one frame, handed to an optional FrameObserver (capture implements it).
-// The views point into the frame's streams and are valid only during the observer call: an observer
-// copies what it keeps and returns.
+// What the render thread saw of one frame, handed to every FrameObserver registered with the renderer
+// (Renderer::addObserver; capture and a replay's feeder are observers). The views point into the frame's
+// streams and are valid only during the observer call: an observer copies what it keeps, or holds a
+// FrameLease on the frame and reads it later on another thread.
 
 #include <cstdint>
 #include <span>
@@ -11,7 +12,7 @@
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/device.h"
 #include "reel/runtime/live_resources.h"
-#include "reel/runtime/radix_sort.h"
+#include "reel/runtime/sort_entry.h"
 #include "reel/runtime/resource_context.h"
 
 namespace reel {
@@ -29,6 +30,57 @@ struct PacketView {
   const TagRecord* tag;  // null when untagged
 };
 
+namespace detail {
+struct FrameRecord;  // renderer.cpp: one frame's streams and the leases held on them
+}
+
+// Holds one frame's streams (its resource requests and every bucket's recording of it): while a lease
+// lives, none of them is reset or recorded into, so that a thread other than the render thread can read
+// the frame after the observer call returned (capture's writer does). Move-only; the destructor (or
+// reset()) gives the streams back.
+//
+// Threading contract: an observer takes a lease in onFrame, on the render thread (FrameView::lease). The
+// lease may then move to, and end on, any thread; one lease is not used by two threads at once. The
+// render thread holds a lease of its own on every kicked frame until it is translated.
+//
+// The bound: at most kMaxObserverRetainedFrames frames may stay leased by observers once the render
+// thread is done with them, counted over all observers together (a frame leased by two observers counts
+// once): the stream pools hold that many spares (command_bucket.h). When observers hold more, the render
+// thread waits at the end of the frame until they give enough back (RendererStats::leaseWaits), so the
+// leases that go over the bound must be ended by a thread that does not itself wait for the render
+// thread (not the kick thread). Every lease ends before the renderer that made it is destroyed.
+class FrameLease {
+ public:
+  FrameLease() = default;  // holds nothing
+  FrameLease(FrameLease&& other) noexcept : record_(other.record_) { other.record_ = nullptr; }
+  FrameLease& operator=(FrameLease&& other) noexcept {
+    if (this != &other) {
+      reset();
+      record_ = other.record_;
+      other.record_ = nullptr;
+    }
+    return *this;
+  }
+  FrameLease(const FrameLease&) = delete;
+  FrameLease& operator=(const FrameLease&) = delete;
+  ~FrameLease() { reset(); }
+
+  // Gives the streams back (when this was the frame's last lease, they may be recorded into again).
+  void reset();
+  explicit operator bool() const { return record_ != nullptr; }
+
+  // The leased frame; only on a lease that holds one.
+  uint64_t frame() const;
+  const RequestStream& requests() const;
+  std::span<const FrameBucketView> buckets() const;
+
+ private:
+  friend class Renderer;
+  friend struct FrameView;
+  explicit FrameLease(detail::FrameRecord* record) : record_(record) {}
+  detail::FrameRecord* record_ = nullptr;
+};
+
 struct FrameView {
   uint64_t frame = 0;
   const RequestStream* requests = nullptr;
@@ -40,7 +92,12 @@ struct FrameView {
   // After the stable sort; sorted[i].value is mergedPackets[sorted[i].sequence], carried through the
   // sort so that the render thread reads packet offsets in sorted order, not at random.
   std::span<const SortEntry> sorted;
-  uint64_t sortedOrderHash = 0;  // FNV-1a of the sorted sequence numbers
+  uint64_t sortedOrderHash = 0;           // FNV-1a of the sorted sequence numbers
+  detail::FrameRecord* record = nullptr;  // the renderer's: what lease() holds
+
+  // Render thread, inside FrameObserver::onFrame: keeps this frame's streams (requests, buckets) for
+  // reading after the call returns (FrameLease). Never blocks.
+  FrameLease lease() const;
 
   // Calls fn(PacketView) for the chain that starts at `packet` in `stream`.
   template <typename Fn>
@@ -55,6 +112,9 @@ struct FrameStart {
   const LiveResources* live = nullptr;
 };
 
+// Sees every frame kicked while it is registered (Renderer::addObserver). A frame calls the observers
+// that were registered when it was kicked, in the order they were added; several may be registered at
+// once (a capture, a replay's feeder, an app's profiler), and none replaces another.
 class FrameObserver {
  public:
   virtual ~FrameObserver() = default;
@@ -62,12 +122,10 @@ class FrameObserver {
   virtual void onFrameStart(const FrameStart&) {}
   // Called on the render thread after the frame is sorted, before it is translated.
   //
-  // Instead of copying the frame here, an observer may read it later on another thread by retaining
-  // its streams: one more `references` on *frame.requests and on every bucket's stream keeps them from
-  // being reset or recorded into; it gives them back with references.fetch_sub(1,
-  // std::memory_order_release) from any thread, after its last read. At most kMaxObserverRetainedFrames
-  // frames may be retained at once (the stream pools hold that many spares). The bucket objects
-  // themselves (name, key layout) live as long as the renderer.
+  // Instead of copying the frame here, an observer may take frame.lease() and read the frame's streams
+  // later on another thread, ending the lease after its last read (FrameLease states the bound on how
+  // many frames observers may hold). The bucket objects themselves (name, key layout) live as long as
+  // the renderer.
   virtual void onFrame(const FrameView& frame) = 0;
 };
 
@@ -80,13 +138,7 @@ inline uint32_t resolveShared(const BucketStream& stream, uint32_t offset, const
 }
 
 inline const TagRecord* tagOf(const BucketStream& stream, const PacketHeader& h) {
-#if REEL_ENABLE_TAGS
   return h.tag ? stream.packets.at<TagRecord>(h.tag) : nullptr;
-#else
-  (void)stream;
-  (void)h;
-  return nullptr;
-#endif
 }
 }  // namespace detail
 

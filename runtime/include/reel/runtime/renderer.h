@@ -11,8 +11,10 @@
 //   }
 //   renderer.flushAndWait();                       // every kicked frame done, CPU and GPU
 //
-// Threading contract: createBucket, setObserver, kick and flushAndWait are called from one thread, the
-// app's "kick" thread; recording (bucket add, resource requests) from any thread but not during kick.
+// Threading contract: createBucket, addObserver (and ending its registration), kick, flushAndWait and
+// withIdleDevice are called from one thread, the app's "kick" thread; recording (bucket add, resource
+// requests) from any thread but not during kick. While the renderer runs, only its render thread calls
+// into the device (debug builds assert it, device.h), except inside withIdleDevice.
 // The render thread processes frames strictly in kick order: each kick publishes exactly one frame,
 // empty or not, so nothing like a read index can drift from a write index (Raven's minimized-window
 // bug cannot happen: there is no per-slot state left behind by a skipped frame).
@@ -27,6 +29,7 @@
 #include <semaphore>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "reel/runtime/command_bucket.h"
@@ -54,7 +57,48 @@ struct RendererStats {
   uint64_t kickWaits = 0;  // kicks that blocked because the render thread was a whole ring behind
   uint64_t kicksBlockedNow = 0;  // kicks blocked at this moment (0 or 1: one kick thread)
   uint64_t packetsTranslated = 0;
+  uint64_t leaseWaits = 0;  // frame ends that waited for observers to end leases (FrameLease's bound)
 };
+
+class Renderer;
+
+// An observer's place among a renderer's observers (Renderer::addObserver). Move-only. Ending it
+// (destructor or reset()) removes the observer: frames kicked afterwards do not call it, and reset()
+// returns only once the render thread is past every frame kicked before, so that the observer is never
+// called again and may be destroyed. Kick thread only, and never from inside an observer call (it would
+// wait for the frame it is in). Ends before its renderer.
+class ObserverRegistration {
+ public:
+  ObserverRegistration() = default;
+  ObserverRegistration(ObserverRegistration&& other) noexcept
+      : renderer_(std::exchange(other.renderer_, nullptr)),
+        observer_(std::exchange(other.observer_, nullptr)) {}
+  ObserverRegistration& operator=(ObserverRegistration&& other) noexcept {
+    if (this != &other) {
+      reset();
+      renderer_ = std::exchange(other.renderer_, nullptr);
+      observer_ = std::exchange(other.observer_, nullptr);
+    }
+    return *this;
+  }
+  ObserverRegistration(const ObserverRegistration&) = delete;
+  ObserverRegistration& operator=(const ObserverRegistration&) = delete;
+  ~ObserverRegistration() { reset(); }
+
+  void reset();
+  explicit operator bool() const { return renderer_ != nullptr; }
+
+ private:
+  friend class Renderer;
+  ObserverRegistration(Renderer* renderer, FrameObserver* observer)
+      : renderer_(renderer), observer_(observer) {}
+  Renderer* renderer_ = nullptr;
+  FrameObserver* observer_ = nullptr;
+};
+
+namespace detail {
+struct LeasePool;  // renderer.cpp: the frame records that FrameLeases hold
+}
 
 class Renderer {
  public:
@@ -82,8 +126,11 @@ class Renderer {
   ResourceContext& resources() { return resources_; }
   Device& device() { return device_; }
 
-  // Takes effect from the next kick. Null removes it.
-  void setObserver(FrameObserver* observer) { observer_ = observer; }
+  // Kick thread. Adds `observer` after those already registered: it sees every frame kicked from now on
+  // (FrameObserver), until the registration ends. Adding one never replaces another; an observer is
+  // registered at most once at a time.
+  [[nodiscard]] ObserverRegistration addObserver(FrameObserver& observer);
+  size_t observerCount() const { return observers_.size(); }  // kick thread
 
   // Hands the recorded frame to the render thread; returns at once unless framesInFlight frames are
   // already waiting, in which case it blocks until the oldest is done.
@@ -97,6 +144,7 @@ class Renderer {
   auto withIdleDevice(Fn&& fn) {
     flushAndWait();
     std::lock_guard lock(mutex_);  // orders the call after the render thread's last use
+    const DeviceLoan loan(device_, thread_.get_id());
     return fn(device_);
   }
 
@@ -106,14 +154,34 @@ class Renderer {
   RendererStats stats() const;
 
  private:
+  friend class ObserverRegistration;
+
   struct PendingFrame {
-    uint64_t frame = 0;
     uint64_t stopAfterPackets = UINT64_MAX;
-    FrameObserver* observer = nullptr;
-    RequestStream* requests = nullptr;
-    std::vector<FrameBucketView> buckets;
+    std::vector<FrameObserver*> observers;  // those registered at kick (capacity kept between frames)
+    FrameLease lease;                       // the render thread's hold on the frame's streams
+  };
+  // The device belongs to the kick thread for a withIdleDevice call (device.h's owner thread), then
+  // returns to the render thread.
+  class DeviceLoan {
+   public:
+    DeviceLoan(Device& device, std::thread::id renderThread) : device_(device), renderThread_(renderThread) {
+      device_.setOwnerThread(std::this_thread::get_id());
+    }
+    ~DeviceLoan() { device_.setOwnerThread(renderThread_); }
+    DeviceLoan(const DeviceLoan&) = delete;
+    DeviceLoan& operator=(const DeviceLoan&) = delete;
+
+   private:
+    Device& device_;
+    std::thread::id renderThread_;
   };
 
+  void removeObserver(FrameObserver* observer);
+  FrameLease leaseRecordedFrame(uint64_t frame);  // kick: hands every stream over to a frame record
+  // Render thread, after a frame: waits while observers hold more than kMaxObserverRetainedFrames
+  // frames (FrameLease).
+  void waitForObserverLeases();
   void renderLoop();
   uint64_t processFrame(PendingFrame& frame);  // returns the packets translated
   uint64_t translate(const FrameView& view, uint64_t stopAfterPackets);
@@ -122,8 +190,9 @@ class Renderer {
   RendererConfig config_;
   ResourceContext resources_;
   std::vector<std::unique_ptr<CommandBucketBase>> buckets_;
-  FrameObserver* observer_ = nullptr;
+  std::vector<FrameObserver*> observers_;  // kick thread
   uint64_t nextFrame_;
+  std::unique_ptr<detail::LeasePool> leases_;  // declared before ring_: outlives the leases it holds
 
   std::counting_semaphore<kMaxFramesInFlight> freeSlots_;
   mutable std::mutex mutex_;

@@ -1,0 +1,76 @@
+// What environment.h says of reel-sample: it calls installFromEnvironment, so REEL_CAPTURE and
+// REEL_CAPTURE_FRAMES capture it with no command-line option, and --capture-out wins over them.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "reel/trace/reader.h"
+
+namespace reel::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ReelSampleEnvironment : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("reel_capture_env_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Runs reel-sample headless on lavapipe with `environment` before it; returns its output, and fails the
+  // test when it does not exit with 0.
+  std::string run(const std::string& environment, const std::string& arguments) {
+    const fs::path out = dir_ / "out.txt";
+    const std::string command = "REEL_DEVICE=llvmpipe " + environment + " " + REEL_SAMPLE_PATH +
+                                " --scene cubes --draws 20 --frames 5 --width 64 --height 48 --headless " +
+                                arguments + " >" + out.string() + " 2>&1";
+    const int status = std::system(command.c_str());
+    const std::string text = slurp(out);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << text;
+    return text;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(ReelSampleEnvironment, ReelCaptureCapturesTheFramesItNames) {
+  const fs::path trace = dir_ / "env.reel";
+  const std::string out = run("REEL_CAPTURE=" + trace.string() + " REEL_CAPTURE_FRAMES=1-3", "");
+  auto reader = trace::TraceReader::open(trace.string());
+  ASSERT_TRUE(reader.ok()) << reader.error().message << "\n" << out;
+  ASSERT_EQ(reader->frameCount(), 3u);
+  EXPECT_EQ(reader->frameNumber(0), 1u);
+  EXPECT_EQ(reader->frameNumber(2), 3u);
+  EXPECT_TRUE(reader->complete());
+  EXPECT_EQ(reader->header().appName, "reel-sample");
+}
+
+TEST_F(ReelSampleEnvironment, CaptureOutOnTheCommandLineWinsOverTheEnvironment) {
+  const fs::path fromEnvironment = dir_ / "env.reel", fromCommandLine = dir_ / "cli.reel";
+  const std::string out = run("REEL_CAPTURE=" + fromEnvironment.string(),
+                              "--capture 2-2 --capture-out " + fromCommandLine.string());
+  EXPECT_FALSE(fs::exists(fromEnvironment)) << out;
+  auto reader = trace::TraceReader::open(fromCommandLine.string());
+  ASSERT_TRUE(reader.ok()) << reader.error().message << "\n" << out;
+  ASSERT_EQ(reader->frameCount(), 1u);
+  EXPECT_EQ(reader->frameNumber(0), 2u);
+}
+
+}  // namespace
+}  // namespace reel::testing
