@@ -22,7 +22,7 @@ TEST(TagsOff, AnAppWithTagsCompiledOutRecordsPacketsTheLibraryReads) {
   for (uint32_t i = 0; i < 3; ++i) {
     auto& draw = bucket.add<cmd::Draw>(i, sizeof(uint32_t));
     draw.vertexCount = 10 + i;
-    draw.instanceCount = 1;
+    draw.firstVertex = i;
     std::memcpy(bucket.aux(draw).data(), &i, sizeof i);
     REEL_TAG(bucket, &draw, "compiled out");
   }
