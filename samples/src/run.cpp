@@ -186,28 +186,24 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       capture = capture::installFromEnvironment(renderer, captureOptions);
     }
     if (!capture) return capture.error();
-    // F12's captures, one at a time: the renderer has one observer. A capture whose frames are all kicked
-    // is waited for (its writer is finishing); one still taking frames makes F12 wait its turn.
+    // F12's captures run beside the command line's (the renderer takes several observers), one F12
+    // capture at a time: a press while the last one still takes frames is refused, and a finished one
+    // is closed (its writer waited for) before the next starts.
     std::unique_ptr<capture::Capture> hotkeyCapture;
-    const uint64_t commandLineLast = o.captureOut.empty() ? capture::kNoLastFrame : o.captureLast;
     uint64_t hotkeyLast = 0;
     auto captureOnF12 = [&](const CaptureRequest& request) {
       const auto say = [&](const std::string& line) {
         if (o.log) o.log(line);
       };
-      const std::pair<std::unique_ptr<capture::Capture>*, uint64_t> running[] = {
-          {&*capture, commandLineLast}, {&hotkeyCapture, hotkeyLast}};
-      for (const auto& [c, lastFrame] : running) {
-        if (*c && !(*c)->finished() && request.firstFrame <= lastFrame) {
-          say("F12: a capture is still running (" + (*c)->path() + "); not capturing frame " +
-              std::to_string(request.firstFrame));
-          return;
-        }
+      if (hotkeyCapture && !hotkeyCapture->finished() && request.firstFrame <= hotkeyLast) {
+        say("F12: a capture is still running (" + hotkeyCapture->path() + "); not capturing frame " +
+            std::to_string(request.firstFrame));
+        return;
       }
-      for (const auto& [c, lastFrame] : running) {
-        if (!*c) continue;
-        if (auto finished = (*c)->finish(); !finished) result.errors.push_back(finished.error().message);
-        c->reset();
+      if (hotkeyCapture) {
+        if (auto finished = hotkeyCapture->finish(); !finished)
+          result.errors.push_back(finished.error().message);
+        hotkeyCapture.reset();
       }
       capture::CaptureOptions options = captureOptions;
       options.path = request.path;
@@ -286,7 +282,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       scene->record(recorder);
       recordHud(main, target, assets, frame, views.empty());
       if (sink && frame >= o.saveFirst && frame <= o.saveLast) {
-        device->requestReadback(color, frame, [&](Result<vk::ReadbackImage> image) {
+        device->requestReadback(color, frame, [&](Result<ReadbackImage> image) {
           if (!image) {
             std::lock_guard lock(imageErrorMutex);
             result.imageErrors.push_back(image.error().message);
