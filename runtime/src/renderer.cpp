@@ -4,6 +4,8 @@
 
 #include "reel/runtime/radix_sort.h"
 
+#include "material_passes.h"
+
 namespace reel {
 namespace {
 
@@ -321,6 +323,8 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     }
   }
   radixSort(sortEntries_, sortScratch_);
+  // Material binders' passes become packets before anyone sees the frame (material_passes.h).
+  MaterialPasses::expand(buckets, sortEntries_, mergedPackets_, mergedBuckets_);
 
   FrameView view;
   view.frame = number;
@@ -378,31 +382,16 @@ uint64_t Renderer::translate(const FrameView& view, uint64_t stopAfterPackets) {
       __builtin_prefetch(head + 192);
     }
     const SortEntry& entry = sorted[i];
-    const FrameBucketView& bucket = view.buckets[view.mergedBuckets[entry.sequence]];
-    const BucketStream& stream = *bucket.stream;
+    const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
     // FrameView::forEachInChain without the payload's size, which only observers need.
-    auto dispatchChain = [&] {
-      for (uint32_t offset = entry.value; offset != 0 && count < stopAfterPackets;) {
-        const PacketHeader& h = stream.header(offset);
-        const uint32_t body = detail::resolveShared(stream, offset, h);
-        const PacketHeader& bh = stream.header(body);
-        dispatchPacket(device_, static_cast<CommandType>(bh.type), stream.payload(body),
-                       PacketContext{stream.aux(bh), detail::tagOf(stream, h)});
-        ++count;
-        offset = h.next;
-      }
-    };
-    MaterialBinder* binder = bucket.bucket->materialBinder();
-    MaterialId material;
-    if (binder && bucket.bucket->keyMaterial(entry.key, material)) {
-      // Seed 001: the binder binds the material's next pass and says whether another one follows.
-      bool anotherPass;
-      do {
-        anotherPass = binder->bind(material, device_);
-        dispatchChain();
-      } while (anotherPass);
-    } else {
-      dispatchChain();
+    for (uint32_t offset = entry.value; offset != 0 && count < stopAfterPackets;) {
+      const PacketHeader& h = stream.header(offset);
+      const uint32_t body = detail::resolveShared(stream, offset, h);
+      const PacketHeader& bh = stream.header(body);
+      dispatchPacket(device_, static_cast<CommandType>(bh.type), stream.payload(body),
+                     PacketContext{stream.aux(bh), detail::tagOf(stream, h)});
+      ++count;
+      offset = h.next;
     }
   }
   return count;

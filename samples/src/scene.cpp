@@ -4,6 +4,8 @@
 
 namespace reel::samples {
 
+std::unique_ptr<Scene> makePasses();  // scenes/passes.cpp: a material in two passes (MaterialBinder)
+
 void FrameRecorder::parallel(uint32_t count,
                              const std::function<void(CommandBucket<DrawKey>&, uint32_t, uint32_t)>& fn) {
   const uint32_t n = workerCount();
@@ -15,7 +17,8 @@ void FrameRecorder::parallel(uint32_t count,
 }
 
 std::span<const char* const> sceneNames() {
-  static constexpr const char* kNames[] = {"cubes", "transparency", "post", "compute", "stress", "default"};
+  static constexpr const char* kNames[] = {"cubes",  "transparency", "post",  "compute",
+                                           "stress", "default",      "passes"};
   return kNames;
 }
 
@@ -26,6 +29,7 @@ std::unique_ptr<Scene> makeScene(std::string_view name) {
   if (name == "compute") return makeCompute();
   if (name == "stress") return makeStress();
   if (name == "default") return makeDefault();
+  if (name == "passes") return makePasses();
   return nullptr;
 }
 

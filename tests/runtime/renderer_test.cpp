@@ -333,11 +333,26 @@ TEST(Renderer, StopAfterTranslatesOnlyTheFirstSortedPackets) {
   EXPECT_TRUE(whole.empty()) << "frame 1 recorded nothing";
 }
 
+// A replay's bucket as the runtime sees one: the byte entry points are protected in CommandBucketBase, for
+// subclasses such as replay::RecordedBucket (which this test binary does not link).
+class BytesBucket final : public CommandBucketBase {
+ public:
+  explicit BytesBucket(std::string name) : CommandBucketBase(std::move(name), "u64", BucketConfig{}) {}
+  using CommandBucketBase::addBytes;
+  using CommandBucketBase::addSharedBytes;
+  using CommandBucketBase::appendBytes;
+  using CommandBucketBase::appendSharedBytes;
+  using CommandBucketBase::createSharedBytes;
+  std::span<const KeyFieldLayout> keyLayout() const override { return KeyTraits<uint64_t>::layout(); }
+  std::string formatKey(uint64_t bits) const override { return KeyTraits<uint64_t>::format(bits); }
+  bool keyMaterial(uint64_t, MaterialId&) const override { return false; }
+};
+
 TEST(Renderer, ReplayedRequestsAndBytePacketsBehaveAsRecordedOnes) {
   // What a replay does: requests adopt the handles the trace names; packets arrive as bytes.
   NullDevice device;
   Renderer renderer(device);
-  auto& bucket = renderer.createBucket<uint64_t>("replayed");
+  auto& bucket = static_cast<BytesBucket&>(renderer.adoptBucket(std::make_unique<BytesBucket>("replayed")));
   cmd::CreateBuffer create{};
   create.buffer = BufferHandle::make(42, 9);
   create.desc.size = 4;
@@ -350,60 +365,145 @@ TEST(Renderer, ReplayedRequestsAndBytePacketsBehaveAsRecordedOnes) {
       << "the same handle cannot be created twice";
   EXPECT_FALSE(renderer.resources().replayRequest(CommandType::Draw, asBytes(cmd::Draw{}), {}).ok());
 
+  cmd::SetViewport viewport{};
+  viewport.width = 64;
+  PacketHeader& shared = bucket.createSharedBytes(CommandType::SetViewport, asBytes(viewport), {});
+  bucket.addSharedBytes(1, shared);
   cmd::BindVertexBuffer bind{};
   bind.buffer = create.buffer;
   PacketHeader& head = bucket.addBytes(5, CommandType::BindVertexBuffer, asBytes(bind), {});
   cmd::Draw draw{};
   draw.vertexCount = 3;
-  bucket.appendBytes(head, CommandType::Draw, asBytes(draw), {});
-  cmd::SetViewport viewport{};
-  viewport.width = 64;
-  PacketHeader& shared = bucket.createSharedBytes(CommandType::SetViewport, asBytes(viewport), {});
-  bucket.addSharedBytes(1, shared);
+  PacketHeader& drawn = bucket.appendBytes(head, CommandType::Draw, asBytes(draw), {});
+  bucket.appendSharedBytes(drawn, shared);  // a shared packet inside a chain, as material passes make them
   const std::byte label[3] = {std::byte{'a'}, std::byte{'b'}, std::byte{'c'}};
   bucket.addBytes(9, CommandType::DebugMarkerBegin, asBytes(cmd::DebugMarkerBegin{}), label);
   renderer.kick();
   renderer.flushAndWait();
 
   const auto calls = commandsOfFrame(device, 0);
-  ASSERT_EQ(calls.size(), 5u);
+  ASSERT_EQ(calls.size(), 6u);
   EXPECT_EQ(calls[0]->type, CommandType::CreateBuffer);
   EXPECT_EQ(calls[1]->as<cmd::SetViewport>().width, 64.f);
   EXPECT_EQ(calls[2]->as<cmd::BindVertexBuffer>().buffer, create.buffer);
   EXPECT_EQ(calls[3]->as<cmd::Draw>().vertexCount, 3u);
-  EXPECT_EQ(calls[4]->aux, std::vector<std::byte>(std::begin(label), std::end(label)));
+  EXPECT_EQ(calls[4]->as<cmd::SetViewport>().width, 64.f);
+  EXPECT_EQ(calls[5]->aux, std::vector<std::byte>(std::begin(label), std::end(label)));
   EXPECT_EQ(device.takeErrors(), std::vector<std::string>{}) << "the adopted handle is live on the device";
   auto contents = renderer.withIdleDevice([&](Device& d) { return d.readBuffer(create.buffer); });
   ASSERT_TRUE(contents.ok());
   EXPECT_EQ(contents.value(), std::vector<std::byte>(std::begin(initial), std::end(initial)));
 }
 
+// Materials 1 and 2 have two passes, each pass a SetViewport whose x names material and pass; any other
+// material is left alone (no packet, no second pass).
 class TwoPassBinder final : public MaterialBinder {
  public:
-  bool bind(MaterialId material, Device&) override {
+  bool bind(MaterialId material, uint32_t pass, BinderPackets& out) override {
     bound.push_back(material.id * 10 + pass);
-    pass = (pass + 1) % 2;
-    return pass != 0;  // material 0 and every other one have two passes
+    if (material.id != 1 && material.id != 2) return false;
+    out.add<cmd::SetViewport>().x = float(material.id * 10 + pass);
+    return pass == 0;
   }
-  uint32_t pass = 0;
   std::vector<uint32_t> bound;
 };
 
-TEST(Renderer, MaterialBinderRunsEachPassOfTheMaterial) {
+// What the device was asked in `frame`: "vN" for a SetViewport at x = N, "dN" for a Draw of N vertices.
+std::vector<std::string> passCalls(const NullDevice& device, uint64_t frame) {
+  std::vector<std::string> out;
+  for (const auto* call : commandsOfFrame(device, frame)) {
+    if (call->type == CommandType::SetViewport) {
+      out.push_back("v" + std::to_string(int(call->as<cmd::SetViewport>().x)));
+    } else {
+      out.push_back("d" + std::to_string(call->as<cmd::Draw>().vertexCount) +
+                    (call->tag.empty() ? "" : "#" + call->tag));
+    }
+  }
+  return out;
+}
+
+// Sees each sorted chain as packets, the way a capture does: "vN" / "dN" as above, in sorted order.
+class ChainObserver final : public FrameObserver {
+ public:
+  void onFrame(const FrameView& frame) override {
+    for (const SortEntry& entry : frame.sorted) {
+      const BucketStream& stream = *frame.buckets[frame.mergedBuckets[entry.sequence]].stream;
+      // Every packet a key sorts hangs off its KeyEntry too: the capture reads the keys from there.
+      EXPECT_EQ(frame.mergedPackets[entry.sequence], entry.value);
+      FrameView::forEachInChain(stream, entry.value, [&](const PacketView& p) {
+        if (p.type == CommandType::SetViewport) {
+          cmd::SetViewport v;
+          std::memcpy(&v, p.payload.data(), sizeof v);
+          seen.push_back("v" + std::to_string(int(v.x)));
+        } else {
+          cmd::Draw d;
+          std::memcpy(&d, p.payload.data(), sizeof d);
+          seen.push_back("d" + std::to_string(d.vertexCount) +
+                         (p.tag ? "#" + std::string(p.tag->message()) : ""));
+        }
+      });
+    }
+    for (const FrameBucketView& b : frame.buckets) {
+      for (uint32_t block = 0; block < b.stream->keyBlockCount(); ++block) {
+        for (uint32_t i = 0; i < b.stream->keyBlockFill(block); ++i) {
+          FrameView::forEachInChain(*b.stream, b.stream->keyBlock(block)[i].packet,
+                                    [&](const PacketView&) { ++keyEntryPackets; });
+        }
+      }
+    }
+  }
+  std::vector<std::string> seen;
+  size_t keyEntryPackets = 0;
+};
+
+TEST(Renderer, MaterialBinderPassesArePacketsInTheKeysChain) {
   NullDevice device;
   Renderer renderer(device);
   TwoPassBinder binder;
+  ChainObserver observer;
+  const ObserverRegistration registration = renderer.addObserver(observer);
   auto& bucket = renderer.createBucket<DrawKey>("materials");
   bucket.setMaterialBinder(&binder);
-  bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {2, 0}, 0)).vertexCount = 2;
+  auto& two = bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {2, 0}, 0));
+  two.vertexCount = 2;
+  REEL_TAG(bucket, &two, "two");
+  bucket.append<cmd::Draw>(&two).vertexCount = 22;
   bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {1, 0}, 0)).vertexCount = 1;
-  bucket.add<cmd::Draw>(DrawKey::command(0, 0, Translucency::Opaque, 0)).vertexCount = 9;  // no material
+  bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {3, 0}, 0)).vertexCount = 3;  // unknown
+  bucket.add<cmd::Draw>(DrawKey::command(0, 0, Translucency::Opaque, 0)).vertexCount = 9;       // no material
   renderer.kick();
   renderer.flushAndWait();
-  EXPECT_EQ(binder.bound, (std::vector<uint32_t>{10, 11, 20, 21}));
-  std::vector<uint32_t> order;
-  for (const auto* call : commandsOfFrame(device, 0)) order.push_back(call->as<cmd::Draw>().vertexCount);
-  EXPECT_EQ(order, (std::vector<uint32_t>{1, 1, 2, 2, 9}));
+  EXPECT_EQ(binder.bound, (std::vector<uint32_t>{10, 11, 20, 21, 30})) << "in sorted order, passes 0 and 1";
+  const std::vector<std::string> expected{"v10", "d1",  "v11",    "d1",  "v20", "d2#two",
+                                          "d22", "v21", "d2#two", "d22", "d3",  "d9"};
+  EXPECT_EQ(passCalls(device, 0), expected);
+  EXPECT_EQ(observer.seen, expected) << "observers see the passes as packets";
+  EXPECT_EQ(observer.keyEntryPackets, expected.size()) << "and so do the keys' entries in the stream";
+  EXPECT_EQ(device.takeErrors(), std::vector<std::string>{});
+}
+
+TEST(Renderer, RetainedBucketKeepsTheBinderPassesOfItsRecording) {
+  NullDevice device;
+  Renderer renderer(device, {.framesInFlight = 3});
+  TwoPassBinder binder;
+  auto& bucket = renderer.createBucket<DrawKey>("hud");
+  bucket.setMaterialBinder(&binder);
+  bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {1, 0}, 0)).vertexCount = 1;
+  bucket.setRetained(true);
+  for (int f = 0; f < 4; ++f) renderer.kick();
+  renderer.flushAndWait();
+  EXPECT_EQ(binder.bound, (std::vector<uint32_t>{10, 11})) << "expanded once, with the recording";
+  for (uint64_t f = 0; f < 4; ++f) {
+    EXPECT_EQ(passCalls(device, f), (std::vector<std::string>{"v10", "d1", "v11", "d1"})) << "frame " << f;
+  }
+  // A new recording is expanded again, with the binder set when it is handed over.
+  bucket.setRetained(false);
+  bucket.setMaterialBinder(nullptr);
+  bucket.add<cmd::Draw>(DrawKey::draw(0, 0, Translucency::Opaque, {1, 0}, 0)).vertexCount = 5;
+  renderer.kick();
+  renderer.flushAndWait();
+  EXPECT_EQ(passCalls(device, 4), (std::vector<std::string>{"d5"}));
+  EXPECT_EQ(device.takeErrors(), std::vector<std::string>{});
 }
 
 TEST(Renderer, RecordingFromSeveralThreadsReachesTheDeviceWhole) {

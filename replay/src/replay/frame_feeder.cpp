@@ -126,7 +126,7 @@ Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame) {
   return {};
 }
 
-CommandBucketBase& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
+RecordedBucket& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
   // Buckets merge in creation order: create them in the trace's index order, with empty stand-ins for
   // any index this frame does not name yet.
   while (buckets_.size() <= bucket.index) {
@@ -141,24 +141,24 @@ CommandBucketBase& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
       }
     }
     std::string name = isThis ? std::string(bucket.name) : "(bucket " + std::to_string(buckets_.size()) + ")";
-    buckets_.push_back(&renderer_.adoptBucket(std::make_unique<RecordedBucket>(
-        std::move(name), std::move(keyType), std::move(fields), std::move(names))));
+    auto recorded = std::make_unique<RecordedBucket>(std::move(name), std::move(keyType), std::move(fields),
+                                                     std::move(names));
+    buckets_.push_back(recorded.get());
+    renderer_.adoptBucket(std::move(recorded));
   }
   return *buckets_[bucket.index];
 }
 
 Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t bucketIndex,
                                        uint64_t frame) {
-  CommandBucketBase& target = bucketFor(bucket);
+  RecordedBucket& target = bucketFor(bucket);
   // Scratch kept from bucket to bucket and frame to frame: nothing here allocates per packet.
   sharedPackets_.assign(bucket.bodyCount(), nullptr);
-#if REEL_ENABLE_TAGS
   // A bucket has a few distinct tags and many tagged packets: intern each tag's strings once.
   const std::span<const trace::TagView> tags = bucket.tags();
   tagLocations_.clear();
   for (const trace::TagView& tag : tags)
     tagLocations_.push_back(SourceLocation{intern(tag.file), intern(tag.function), tag.line});
-#endif
   uint16_t failedType = 0;
   bool failed = false;
   for (size_t k = 0; k < bucket.keyCount() && !failed; ++k) {
@@ -181,19 +181,19 @@ Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t
       ++position;
       PacketHeader* header;
       if (packet.shared) {
-        // A shared packet is recorded once and referenced by each key that names it (always a chain's head).
+        // A shared packet is recorded once and referenced by each link that names it: a chain's head (an
+        // app's createShared), or inside a chain (a key's packets between a material's passes).
         if (!sharedPackets_[packet.body]) {
           sharedPackets_[packet.body] = &target.createSharedBytes(type, payload, packet.aux);
         }
-        header = &target.addSharedBytes(key, *sharedPackets_[packet.body]);
+        header = previous ? &target.appendSharedBytes(*previous, *sharedPackets_[packet.body])
+                          : &target.addSharedBytes(key, *sharedPackets_[packet.body]);
       } else if (!previous) {
         header = &target.addBytes(key, type, payload, packet.aux);
       } else {
         header = &target.appendBytes(*previous, type, payload, packet.aux);
       }
-#if REEL_ENABLE_TAGS
       if (packet.tag) target.tagBytes(*header, tagLocations_[packet.tag - tags.data()], packet.tag->message);
-#endif
       previous = header;
     });
   }

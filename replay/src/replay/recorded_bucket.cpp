@@ -12,4 +12,9 @@ RecordedBucket::RecordedBucket(std::string name, std::string keyType, std::vecto
   setKeyTypeName(keyType_.c_str());
 }
 
+RecordedBucket::RecordedBucket(std::string name)
+    : RecordedBucket(std::move(name), KeyTraits<uint64_t>::kName,
+                     {KeyTraits<uint64_t>::layout().begin(), KeyTraits<uint64_t>::layout().end()},
+                     {KeyTraits<uint64_t>::layout()[0].name}) {}
+
 }  // namespace reel::replay

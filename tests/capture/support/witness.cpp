@@ -21,6 +21,21 @@ bool sameBytes(std::span<const std::byte> a, std::span<const std::byte> b) {
   return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
+// A bucket that takes packets as bytes: those entry points are protected, for a replay's own buckets
+// (replay::RecordedBucket is the real one; this minimal replay does not link reel::replay).
+class BytesBucket final : public CommandBucketBase {
+ public:
+  explicit BytesBucket(std::string name) : CommandBucketBase(std::move(name), "u64", BucketConfig{}) {}
+  using CommandBucketBase::addBytes;
+  using CommandBucketBase::addSharedBytes;
+  using CommandBucketBase::appendBytes;
+  using CommandBucketBase::createSharedBytes;
+  using CommandBucketBase::tagBytes;
+  std::span<const KeyFieldLayout> keyLayout() const override { return KeyTraits<uint64_t>::layout(); }
+  std::string formatKey(uint64_t bits) const override { return KeyTraits<uint64_t>::format(bits); }
+  bool keyMaterial(uint64_t, MaterialId&) const override { return false; }
+};
+
 }  // namespace
 
 void Witness::onFrameStart(const FrameStart& start) {
@@ -210,8 +225,9 @@ Result<void> replayTrace(trace::TraceReader& reader, Renderer& renderer) {
       }
     }
     for (const trace::BucketRecord& b : frame->buckets) {
-      while (renderer.bucketCount() <= b.index) renderer.createBucket<uint64_t>(std::string(b.name));
-      CommandBucketBase& bucket = renderer.bucket(b.index);
+      while (renderer.bucketCount() <= b.index)
+        renderer.adoptBucket(std::make_unique<BytesBucket>(std::string(b.name)));
+      auto& bucket = static_cast<BytesBucket&>(renderer.bucket(b.index));
       std::map<uint32_t, PacketHeader*> shared;
       for (size_t k = 0; k < b.keyCount(); ++k) {
         PacketHeader* previous = nullptr;
@@ -227,13 +243,11 @@ Result<void> replayTrace(trace::TraceReader& reader, Renderer& renderer) {
           } else {
             link = &bucket.appendBytes(*previous, type, p.payload, p.aux);
           }
-#if REEL_ENABLE_TAGS
           if (p.tag) {
             const char* file = strings.emplace_back(p.tag->file).c_str();
             const char* function = strings.emplace_back(p.tag->function).c_str();
             bucket.tagBytes(*link, SourceLocation{file, function, p.tag->line}, p.tag->message);
           }
-#endif
           previous = link;
         });
       }

@@ -122,7 +122,10 @@ Result<void> SteppingReplay::start() {
   renderer_ = std::make_unique<Renderer>(*device_);
   // Created before the feeder's buckets and empty in every frame but the continued ones: it changes
   // neither the merge order of the recorded buckets nor the sorted-order hash.
-  stepBucket_ = &renderer_->createBucket<uint64_t>("viewer: continued step");
+  // A replay's bucket: the packets go in as the trace's bytes.
+  auto stepBucket = std::make_unique<replay::RecordedBucket>("viewer: continued step");
+  stepBucket_ = stepBucket.get();
+  renderer_->adoptBucket(std::move(stepBucket));
   auto feeder = replay::FrameFeeder::create(*renderer_, reader_.header());
   if (!feeder) return feeder.error();
   feeder_ = std::move(feeder.value());

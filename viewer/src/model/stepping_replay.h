@@ -41,6 +41,7 @@
 
 #include "model/frame_table.h"
 #include "reel/replay/frame_feeder.h"
+#include "reel/replay/recorded_bucket.h"
 #include "reel/runtime/device.h"
 #include "reel/runtime/renderer.h"
 #include "reel/trace/reader.h"
@@ -180,7 +181,7 @@ class SteppingReplay {
   std::optional<size_t> loadedIndex_;
   trace::FrameRecord loaded_;
   std::unique_ptr<FrameTable> loadedTable_;
-  CommandBucketBase* stepBucket_ = nullptr;  // continued packets go here, keyed by their order
+  replay::RecordedBucket* stepBucket_ = nullptr;  // continued packets go here, keyed by their order
   std::map<uint64_t, Live> live_;  // resources alive at the start of frame completed_ (+ partial creates)
   Checkpoint checkpoint_;
   size_t mismatchesSeen_ = 0;

@@ -27,6 +27,8 @@
 
 namespace reel::replay {
 
+class RecordedBucket;
+
 // Changes a packet on its way into the renderer (edit-and-replay, and the tests that break a frame on
 // purpose): the packet's frame number, its position in the frame's sorted order (resource requests:
 // UINT64_MAX), its type and a writable copy of its payload.
@@ -78,7 +80,7 @@ class FrameFeeder final : public FrameObserver {
                                     std::span<const std::byte> payload);
   Result<CommandType> mapCommand(uint32_t traceId) const;
   Result<void> submitBucket(const trace::BucketRecord& bucket, size_t bucketIndex, uint64_t frame);
-  CommandBucketBase& bucketFor(const trace::BucketRecord& bucket);
+  RecordedBucket& bucketFor(const trace::BucketRecord& bucket);
   const char* intern(std::string_view s);
 
   void track(CommandType type, std::span<const std::byte> payload);
@@ -94,12 +96,10 @@ class FrameFeeder final : public FrameObserver {
   std::vector<std::byte> editBuffer_;
   std::vector<std::vector<uint64_t>> sortedStart_;  // [bucket][key]: sorted position of its first packet
   std::vector<CommandType> commandMap_;       // trace command id -> this build's type (Count: not replayable)
-  std::vector<CommandBucketBase*> buckets_;   // by the trace's bucket index
+  std::vector<RecordedBucket*> buckets_;      // by the trace's bucket index
   std::unordered_set<std::string> strings_;   // tag strings: stable addresses for the frames' lifetimes
   std::vector<PacketHeader*> sharedPackets_;  // submitBucket's: by body, the shared packet recorded
-#if REEL_ENABLE_TAGS
   std::vector<SourceLocation> tagLocations_;  // submitBucket's: by tag, its interned strings
-#endif
 
   mutable std::mutex mutex_;
   std::deque<std::pair<uint64_t, uint64_t>> expectedHashes_;  // (trace frame, recorded hash), kick order

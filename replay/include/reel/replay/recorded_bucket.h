@@ -18,6 +18,17 @@ class RecordedBucket final : public CommandBucketBase {
 
   RecordedBucket(std::string name, std::string keyType, std::vector<KeyFieldLayout> layout,
                  std::vector<std::string> fieldNames);
+  // Keys as plain 64-bit numbers (KeyTraits<uint64_t>): for packets a replay adds in an order of its own.
+  explicit RecordedBucket(std::string name);
+
+  // Packets as a trace holds them: type and payload bytes (CommandBucketBase says how each works). Only
+  // here, not on the CommandBucket<Key> apps record into.
+  using CommandBucketBase::addBytes;
+  using CommandBucketBase::addSharedBytes;
+  using CommandBucketBase::appendBytes;
+  using CommandBucketBase::appendSharedBytes;
+  using CommandBucketBase::createSharedBytes;
+  using CommandBucketBase::tagBytes;
 
   std::span<const KeyFieldLayout> keyLayout() const override { return layout_; }
   std::string formatKey(uint64_t bits) const override { return formatKeyWithLayout(bits, layout_); }

@@ -1,15 +1,26 @@
 #pragma once
 // CommandBucket<Key>: where an app records sorted commands, from any number of threads at once.
 //
-//   auto& geometry = renderer.createBucket<DrawKey>("geometry");
+// A bucket comes from Renderer::createBucket<Key>(name); Renderer::kick() hands what was recorded to the
+// render thread, which merges every bucket, radix-sorts the keys and translates the packets.
+//
+// Usage (given reel::CommandBucket<reel::DrawKey>& geometry, reel::BufferHandle camera):
 //   // on any thread, between two kicks:
-//   auto& draw = geometry.add<cmd::DrawIndexed>(DrawKey::draw(0, kWorld, Translucency::Opaque, {7, 0}, depth));
+//   using reel::DrawKey, reel::Translucency;
+//   const uint32_t depth = DrawKey::quantizeDepth(0.25f);
+//   auto& draw = geometry.add<reel::cmd::DrawIndexed>(DrawKey::draw(0, 1, Translucency::Opaque, {7, 0}, depth));
 //   draw.indexCount = 36;
-//   REEL_TAG(geometry, draw, "crate");
-//   auto& next = geometry.append<cmd::DrawIndexed>(draw);  // runs right after `draw`, under its key
-//   auto& upload = geometry.add<cmd::UpdateBuffer>(key, sizeof(uniforms));  // with auxiliary data
-//   std::memcpy(geometry.aux(upload).data(), &uniforms, sizeof(uniforms));
-//   renderer.kick();  // the render thread merges every bucket, radix-sorts the keys and translates
+//   REEL_TAG(geometry, &draw, "crate");
+//   auto& next = geometry.append<reel::cmd::DrawIndexed>(&draw);  // runs right after `draw`, under its key
+//   next.indexCount = 6;
+//   const float uniforms[4] = {1.0f, 0.5f, 0.25f, 1.0f};
+//   auto& upload = geometry.add<reel::cmd::UpdateBuffer>(DrawKey::command(0, 0, Translucency::Opaque, 10),
+//                                                        sizeof(uniforms));  // with auxiliary data
+//   upload.buffer = camera;
+//   std::memcpy(geometry.aux(upload).data(), uniforms, sizeof(uniforms));
+//
+// (Built by tests/docs, and run by tests/runtime's CommandBucketExample.) Only sorted commands go into a
+// bucket: resource requests are ResourceContext's (SortedCommand, commands.h).
 //
 // Memory: each thread claims blocks (16 to 256 KiB of packets, 2048 keys) from the bucket's arenas with one
 // atomic add, then bump-allocates inside them without any atomic, so `add` is a few stores and threads
@@ -36,7 +47,7 @@
 #include "reel/runtime/commands.h"
 #include "reel/runtime/draw_key.h"
 #include "reel/runtime/tags.h"
-#include "reel/runtime/virtual_arena.h"
+#include "reel/runtime/detail/virtual_arena.h"
 
 namespace reel {
 
@@ -58,10 +69,8 @@ struct PacketHeader {
   uint16_t flags;
   uint32_t auxOffset;
   uint32_t auxSize;
-#if REEL_ENABLE_TAGS
   uint32_t tag;        // TagRecord
   uint32_t reserved;
-#endif
 };
 static_assert(sizeof(PacketHeader) % 8 == 0);
 
@@ -74,13 +83,25 @@ struct KeyEntry {
   uint32_t written;
 };
 
-// Runs a material's passes (seed 001): called by the render thread before the first packet of each
-// material in sorted order; returns true while the material has another pass to run, in which case the
-// packet chain is dispatched again after the next call.
+class BinderPackets;
+
+// Runs a material's passes (seed 001) as packets. On the render thread, after the frame's sort and
+// before any FrameObserver sees it, every key of a bucket with a binder whose key names a material
+// (KeyTraits::material) is expanded: bind(material, 0, out) appends pass 0's packets (the pipeline,
+// textures, uniforms of that pass), the key's own chain follows them, then bind(material, 1, out) and the
+// chain again, and so on while bind returns true. The key then sorts that whole chain, so a capture
+// records the passes as ordinary packets and a replay needs no binder.
+//
+// A key for which pass 0 adds no packet and returns false keeps its chain as recorded (a binder may
+// ignore materials it does not know). At most kMaxMaterialPasses passes. Called in sorted order, on the
+// render thread only; for a retained bucket once per recording (its passes are retained with it).
 class MaterialBinder {
  public:
+  static constexpr uint32_t kMaxMaterialPasses = 16;  // DrawKey's pass field: 4 bits
+
   virtual ~MaterialBinder() = default;
-  virtual bool bind(MaterialId material, Device& device) = 0;
+  // Appends pass `pass` of `material` to `out`; returns true when another pass follows.
+  virtual bool bind(MaterialId material, uint32_t pass, BinderPackets& out) = 0;
 };
 
 struct BucketConfig {
@@ -104,6 +125,11 @@ struct BucketStream {
   uint64_t epoch = 0;     // changes whenever the stream is reset: stale thread cursors notice
   // Frames handed to the render thread that read this stream, plus observers that retain it (frame.h).
   mutable std::atomic<uint32_t> references{0};
+  // The bucket's binder when the stream was first handed over (kick thread): the render thread reads
+  // it from here, never from the bucket, which the app may change meanwhile.
+  MaterialBinder* binder = nullptr;
+  bool handedOver = false;      // kick thread: the binder above is set
+  bool passesExpanded = false;  // render thread: the binder's passes are in the chains (material_passes.h)
 
   uint32_t keyBlockCount() const {
     return static_cast<uint32_t>(keys.used() / (kKeyBlockEntries * sizeof(KeyEntry)));
@@ -125,6 +151,46 @@ struct BucketStream {
   size_t keyCount() const;
 };
 
+// Where a MaterialBinder writes a pass: packets in the bucket's own (handed-over) stream, chained in
+// front of the key's packets. Fields start zeroed, as with CommandBucket::add.
+class BinderPackets {
+ public:
+  BinderPackets(const BinderPackets&) = delete;
+  BinderPackets& operator=(const BinderPackets&) = delete;
+
+  template <SortedCommand T>
+  T& add(uint32_t auxBytes = 0) {
+    std::byte* p = stream_->packets.base() + allocate(sizeof(T), auxBytes, T::kType) + sizeof(PacketHeader);
+    std::memset(p, 0, sizeof(T));  // padding too: packets are written to traces byte for byte
+    return *new (p) T;
+  }
+  template <SortedCommand T>
+  T& addWithData(const void* data, uint32_t bytes) {
+    T& packet = add<T>(bytes);
+    std::memcpy(aux(packet).data(), data, bytes);
+    return packet;
+  }
+  // The auxiliary bytes allocated with a packet of this binder.
+  template <SortedCommand T>
+  std::span<std::byte> aux(T& packet) {
+    const auto& h = *reinterpret_cast<const PacketHeader*>(reinterpret_cast<const std::byte*>(&packet) -
+                                                           sizeof(PacketHeader));
+    return {stream_->packets.base() + h.auxOffset, h.auxSize};
+  }
+
+ private:
+  friend class MaterialPasses;  // the render thread's expansion (runtime/src/material_passes.h)
+  BinderPackets(BucketStream& stream, const std::string& bucketName)
+      : stream_(&stream), bucket_(&bucketName) {}
+  uint32_t allocate(uint32_t payloadBytes, uint32_t auxBytes, CommandType type);
+  void link(uint32_t packet);
+
+  BucketStream* stream_;
+  const std::string* bucket_;  // for the out-of-space message
+  uint32_t blockPos_ = 0, blockEnd_ = 0;
+  uint32_t head_ = 0, tail_ = 0;  // the chain being built
+};
+
 // The part of a bucket that does not depend on the key type; what the renderer and observers see.
 class CommandBucketBase {
  public:
@@ -144,28 +210,30 @@ class CommandBucketBase {
   void setRetained(bool retained);
   bool retained() const { return retained_; }
 
+  // Kick thread. Applies to the recordings handed over from the next kick on (a retained recording keeps
+  // the binder it was first handed over with); the binder must outlive the frames that use it.
   void setMaterialBinder(MaterialBinder* binder) { binder_ = binder; }
   MaterialBinder* materialBinder() const { return binder_; }
 
   // Shared packets (seed 001's header packets): recorded once, referenced by several keys, each
   // reference with its own chain of appended packets.
-  template <Command T>
+  template <SortedCommand T>
   T& createShared(uint32_t auxBytes = 0) {
     return *construct<T>(allocatePacket(sizeof(T), auxBytes, T::kType), auxBytes);
   }
-  template <Command T>
+  template <SortedCommand T>
   PacketHeader& addShared(uint64_t keyBits, const T& shared) {
     return addSharedBytes(keyBits, headerOf(&shared));
   }
 
   // Chains a packet after `previous` (a packet or a shared reference) under the same key.
-  template <Command T>
+  template <SortedCommand T>
   T& append(const void* previousPayload, uint32_t auxBytes = 0) {
     const uint32_t offset = allocatePacket(sizeof(T), auxBytes, T::kType);
     linkAfter(headerOf(previousPayload), offset);
     return *construct<T>(offset, auxBytes);
   }
-  template <Command T>
+  template <SortedCommand T>
   T& append(PacketHeader& previous, uint32_t auxBytes = 0) {
     const uint32_t offset = allocatePacket(sizeof(T), auxBytes, T::kType);
     linkAfter(previous, offset);
@@ -173,31 +241,13 @@ class CommandBucketBase {
   }
 
   // The auxiliary bytes allocated with a packet.
-  template <Command T>
+  template <SortedCommand T>
   std::span<std::byte> aux(T& packet) {
     const PacketHeader& h = headerOf(&packet);
     return {current_->packets.base() + h.auxOffset, h.auxSize};
   }
 
-#if REEL_ENABLE_TAGS
   void tag(const void* packetPayload, SourceLocation where, std::string_view message);
-#endif
-
-  // ---- packets as bytes, for a replay that refills buckets from a trace ----
-  // The same operations as add / append / createShared / addShared, with the packet given as its type
-  // and payload bytes (exactly commandInfo(type).size of them). Return the packet's header: pass it to
-  // appendBytes / addSharedBytes / auxOf / tagBytes.
-  PacketHeader& addBytes(uint64_t keyBits, CommandType type, std::span<const std::byte> payload,
-                         std::span<const std::byte> aux);
-  PacketHeader& appendBytes(PacketHeader& previous, CommandType type, std::span<const std::byte> payload,
-                            std::span<const std::byte> aux);
-  PacketHeader& createSharedBytes(CommandType type, std::span<const std::byte> payload,
-                                  std::span<const std::byte> aux);
-  PacketHeader& addSharedBytes(uint64_t keyBits, const PacketHeader& shared);
-#if REEL_ENABLE_TAGS
-  // `where.file` and `where.function` must outlive the frame (a replay keeps its trace's strings).
-  void tagBytes(PacketHeader& packet, SourceLocation where, std::string_view message);
-#endif
 
   // ---- for the renderer (app thread, inside kick) ----
   BucketStream& recordingStream() { return *current_; }
@@ -208,6 +258,24 @@ class CommandBucketBase {
  protected:
   // For a subclass whose key type name is only known once its own members exist (a replay's bucket).
   void setKeyTypeName(const char* name) { keyTypeName_ = name; }
+
+  // ---- packets as bytes, for a replay that refills buckets from a trace (replay::RecordedBucket) ----
+  // The same operations as add / append / createShared / addShared, with the packet given as its type
+  // and payload bytes (exactly commandInfo(type).size of them). Return the packet's header: pass it to
+  // appendBytes / appendSharedBytes / addSharedBytes / tagBytes. Protected: apps record typed packets.
+  PacketHeader& addBytes(uint64_t keyBits, CommandType type, std::span<const std::byte> payload,
+                         std::span<const std::byte> aux);
+  PacketHeader& appendBytes(PacketHeader& previous, CommandType type, std::span<const std::byte> payload,
+                            std::span<const std::byte> aux);
+  PacketHeader& createSharedBytes(CommandType type, std::span<const std::byte> payload,
+                                  std::span<const std::byte> aux);
+  PacketHeader& addSharedBytes(uint64_t keyBits, const PacketHeader& shared);
+  // A reference to a shared packet inside a chain, after `previous` (a material pass expanded by the
+  // render thread puts the key's packets there, MaterialBinder).
+  PacketHeader& appendSharedBytes(PacketHeader& previous, const PacketHeader& shared);
+  // `where.file` and `where.function` must outlive the frame (a replay keeps its trace's strings).
+  void tagBytes(PacketHeader& packet, SourceLocation where, std::string_view message);
+
   uint32_t allocatePacket(uint32_t payloadBytes, uint32_t auxBytes, CommandType type);
   uint32_t addPacket(uint64_t keyBits, uint32_t payloadBytes, uint32_t auxBytes, CommandType type) {
     ThreadCursor& cursor = cursorFor();
@@ -295,18 +363,18 @@ class CommandBucket final : public CommandBucketBase {
       : CommandBucketBase(std::move(name), Traits::kName, config) {}
 
   // Records a packet under `key`; its fields start zeroed. `auxBytes` of auxiliary data follow it.
-  template <Command T>
+  template <SortedCommand T>
   T& add(Key key, uint32_t auxBytes = 0) {
     return *construct<T>(addPacket(Traits::toBits(key), sizeof(T), auxBytes, T::kType), auxBytes);
   }
   // add() with auxiliary data copied in.
-  template <Command T>
+  template <SortedCommand T>
   T& addWithData(Key key, const void* data, uint32_t bytes) {
     T& packet = add<T>(key, bytes);
     std::memcpy(aux(packet).data(), data, bytes);
     return packet;
   }
-  template <Command T>
+  template <SortedCommand T>
   PacketHeader& addShared(Key key, const T& shared) {
     return CommandBucketBase::addShared(Traits::toBits(key), shared);
   }

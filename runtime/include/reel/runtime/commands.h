@@ -59,6 +59,12 @@ concept Command = requires {
   { T::kType } -> std::convertible_to<CommandType>;
 } && std::is_trivially_copyable_v<T>;
 
+// A command of the sorted queue: what a CommandBucket (and a MaterialBinder) records under a key.
+// Resource requests (creates, writes, destroys) go through ResourceContext, which applies them in
+// request order around the frame's sorted commands; under a sort key they would run mid-frame.
+template <typename T>
+concept SortedCommand = Command<T> && T::kQueue == CommandQueue::Sorted;
+
 struct CommandInfo {
   CommandType type;
   const char* name;
