@@ -111,7 +111,7 @@ std::span<const uint8_t> MessageBuilder::header(const HeaderInfo& info) {
       fbb_, schema::kFormatMajor, schema::kFormatMinor, fbb_.CreateString(REEL_VERSION_STRING),
       fbb_.CreateString(info.appName), fbb_.CreateVector(args), fbb_.CreateString(info.device.name),
       fbb_.CreateString(info.device.driver), fbb_.CreateString(info.device.apiVersion),
-      fbb_.CreateString(info.device.type), info.captureTimeNs, info.firstFrame, REEL_ENABLE_TAGS != 0,
+      fbb_.CreateString(info.device.type), info.captureTimeNs, info.firstFrame, /*tagsEnabled=*/true,
       fbb_.CreateVector(layouts), fbb_.CreateVector(commands), fbb_.CreateVector(kinds));
   return finish(static_cast<uint8_t>(fb::Body::Header), header.Union());
 }

@@ -30,7 +30,8 @@ void NullDevice::endFrame(uint64_t frame) {
       request.callback(fail("readback: texture #", request.texture.index(), " is not live"));
       continue;
     }
-    request.callback(ReadbackImage{frame, request.texture, t->desc.width, t->desc.height, t->desc.format, t->mip0});
+    request.callback(
+        ReadbackImage{frame, request.texture, t->desc.width, t->desc.height, t->desc.format, t->mip0});
   }
 }
 
@@ -48,13 +49,26 @@ template <ResourceKind K>
 bool NullDevice::check(Handle<K> handle, const char* command, const char* field) {
   bool live = false;
   switch (K) {
-    case ResourceKind::Buffer: live = buffers_.find(BufferHandle{handle.value}) != nullptr; break;
-    case ResourceKind::Texture: live = textures_.find(TextureHandle{handle.value}) != nullptr; break;
-    case ResourceKind::Sampler: live = samplers_.find(SamplerHandle{handle.value}) != nullptr; break;
-    case ResourceKind::Shader: live = shaders_.find(ShaderHandle{handle.value}) != nullptr; break;
-    case ResourceKind::Pipeline: live = pipelines_.find(PipelineHandle{handle.value}) != nullptr; break;
-    case ResourceKind::RenderTarget: live = targets_.find(RenderTargetHandle{handle.value}) != nullptr; break;
-    case ResourceKind::Count: break;
+    case ResourceKind::Buffer:
+      live = buffers_.find(BufferHandle{handle.value}) != nullptr;
+      break;
+    case ResourceKind::Texture:
+      live = textures_.find(TextureHandle{handle.value}) != nullptr;
+      break;
+    case ResourceKind::Sampler:
+      live = samplers_.find(SamplerHandle{handle.value}) != nullptr;
+      break;
+    case ResourceKind::Shader:
+      live = shaders_.find(ShaderHandle{handle.value}) != nullptr;
+      break;
+    case ResourceKind::Pipeline:
+      live = pipelines_.find(PipelineHandle{handle.value}) != nullptr;
+      break;
+    case ResourceKind::RenderTarget:
+      live = targets_.find(RenderTargetHandle{handle.value}) != nullptr;
+      break;
+    case ResourceKind::Count:
+      break;
   }
   if (!live && !handle.isNull()) {
     reportError("frame " + std::to_string(frame_) + ": " + command + "." + field + " names " +
@@ -110,15 +124,26 @@ void NullDevice::record(const T& packet, const PacketContext& context) {
                   [&](const FieldInfo& f, uint32_t value) {
                     const char* name = commandName(T::kType);
                     switch (f.handleKind) {
-                      case ResourceKind::Buffer: valid &= check(BufferHandle{value}, name, f.name); break;
-                      case ResourceKind::Texture: valid &= check(TextureHandle{value}, name, f.name); break;
-                      case ResourceKind::Sampler: valid &= check(SamplerHandle{value}, name, f.name); break;
-                      case ResourceKind::Shader: valid &= check(ShaderHandle{value}, name, f.name); break;
-                      case ResourceKind::Pipeline: valid &= check(PipelineHandle{value}, name, f.name); break;
+                      case ResourceKind::Buffer:
+                        valid &= check(BufferHandle{value}, name, f.name);
+                        break;
+                      case ResourceKind::Texture:
+                        valid &= check(TextureHandle{value}, name, f.name);
+                        break;
+                      case ResourceKind::Sampler:
+                        valid &= check(SamplerHandle{value}, name, f.name);
+                        break;
+                      case ResourceKind::Shader:
+                        valid &= check(ShaderHandle{value}, name, f.name);
+                        break;
+                      case ResourceKind::Pipeline:
+                        valid &= check(PipelineHandle{value}, name, f.name);
+                        break;
                       case ResourceKind::RenderTarget:
                         valid &= check(RenderTargetHandle{value}, name, f.name);
                         break;
-                      case ResourceKind::Count: break;
+                      case ResourceKind::Count:
+                        break;
                     }
                   });
   }
@@ -132,14 +157,14 @@ void NullDevice::record(const T& packet, const PacketContext& context) {
 }
 
 // Creates and destroys keep the slot table; every other command is checked and recorded.
-#define REEL_TABLE_OPS(Create, Destroy, table, field, makeState)                                 \
-  void NullDevice::execute(const cmd::Create& p, const PacketContext& c) {                       \
+#define REEL_TABLE_OPS(Create, Destroy, table, field, makeState)                                    \
+  void NullDevice::execute(const cmd::Create& p, const PacketContext& c) {                          \
     if (!table.insert(p.field, makeState)) reportError(std::string(#Create ": slot already live")); \
-    record(p, c);                                                                                \
-  }                                                                                              \
-  void NullDevice::execute(const cmd::Destroy& p, const PacketContext& c) {                      \
-    if (!table.take(p.field)) reportError(std::string(#Destroy ": handle is not live"));         \
-    record(p, c);                                                                                \
+    record(p, c);                                                                                   \
+  }                                                                                                 \
+  void NullDevice::execute(const cmd::Destroy& p, const PacketContext& c) {                         \
+    if (!table.take(p.field)) reportError(std::string(#Destroy ": handle is not live"));            \
+    record(p, c);                                                                                   \
   }
 REEL_TABLE_OPS(CreateBuffer, DestroyBuffer, buffers_, buffer, initialBuffer(p.desc, c.aux))
 REEL_TABLE_OPS(CreateTexture, DestroyTexture, textures_, texture, initialTexture(p.desc, c.aux))
@@ -156,20 +181,22 @@ void NullDevice::writeTexels(TextureState& texture, uint32_t x, uint32_t y, uint
   for (uint32_t row = 0; row < height && y + row < texture.desc.height; ++row) {
     const uint32_t columns = std::min(width, texture.desc.width - std::min(x, texture.desc.width));
     copyBytes(texture.mip0.data() + uint64_t{y + row} * pitch + uint64_t{x} * bpp,
-                texels + uint64_t{row} * sourcePitch, uint64_t{columns} * bpp);
+              texels + uint64_t{row} * sourcePitch, uint64_t{columns} * bpp);
   }
 }
 
 void NullDevice::execute(const cmd::WriteBuffer& p, const PacketContext& c) {
   if (BufferState* b = buffers_.find(p.buffer); b && p.offset <= b->bytes.size()) {
-    copyBytes(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
+    copyBytes(b->bytes.data() + p.offset, c.aux.data(),
+              std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
   }
   record(p, c);
 }
 
 void NullDevice::execute(const cmd::UpdateBuffer& p, const PacketContext& c) {
   if (BufferState* b = buffers_.find(p.buffer); b && p.offset <= b->bytes.size()) {
-    copyBytes(b->bytes.data() + p.offset, c.aux.data(), std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
+    copyBytes(b->bytes.data() + p.offset, c.aux.data(),
+              std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
   }
   record(p, c);
 }
@@ -177,7 +204,8 @@ void NullDevice::execute(const cmd::UpdateBuffer& p, const PacketContext& c) {
 void NullDevice::execute(const cmd::CopyBuffer& p, const PacketContext& c) {
   BufferState* from = buffers_.find(p.source);
   BufferState* to = buffers_.find(p.destination);
-  if (from && to && p.sourceOffset + p.size <= from->bytes.size() && p.destinationOffset + p.size <= to->bytes.size()) {
+  if (from && to && p.sourceOffset + p.size <= from->bytes.size() &&
+      p.destinationOffset + p.size <= to->bytes.size()) {
     copyBytes(to->bytes.data() + p.destinationOffset, from->bytes.data() + p.sourceOffset, p.size);
   }
   record(p, c);
@@ -186,7 +214,8 @@ void NullDevice::execute(const cmd::CopyBuffer& p, const PacketContext& c) {
 void NullDevice::execute(const cmd::WriteTexture& p, const PacketContext& c) {
   if (TextureState* t = textures_.find(p.texture); t && p.mipLevel == 0) {
     const uint32_t pitch = p.width * formatBytesPerPixel(t->desc.format);
-    if (uint64_t{pitch} * p.height <= c.aux.size()) writeTexels(*t, p.x, p.y, p.width, p.height, c.aux.data(), pitch);
+    if (uint64_t{pitch} * p.height <= c.aux.size())
+      writeTexels(*t, p.x, p.y, p.width, p.height, c.aux.data(), pitch);
   }
   record(p, c);
 }
@@ -215,14 +244,17 @@ Result<std::vector<std::byte>> NullDevice::readBuffer(BufferHandle buffer) {
 Result<std::vector<std::byte>> NullDevice::readTexture(TextureHandle texture, uint32_t mipLevel) {
   const TextureState* t = textures_.find(texture);
   if (!t) return fail("readTexture: texture #", texture.index(), " is not live");
-  if (mipLevel >= std::max(1u, t->desc.mipLevels)) return fail("readTexture: mip ", mipLevel, " out of range");
+  if (mipLevel >= std::max(1u, t->desc.mipLevels))
+    return fail("readTexture: mip ", mipLevel, " out of range");
   if (mipLevel == 0) return t->mip0;
   const uint32_t w = std::max(1u, t->desc.width >> mipLevel), h = std::max(1u, t->desc.height >> mipLevel);
   return std::vector<std::byte>(uint64_t{w} * h * formatBytesPerPixel(t->desc.format));
 }
 
-#define REEL_RECORD(Name) \
-  void NullDevice::execute(const cmd::Name& p, const PacketContext& c) { record(p, c); }
+#define REEL_RECORD(Name)                                                \
+  void NullDevice::execute(const cmd::Name& p, const PacketContext& c) { \
+    record(p, c);                                                        \
+  }
 REEL_RECORD(BeginRenderPass)
 REEL_RECORD(EndRenderPass)
 REEL_RECORD(SetViewport)

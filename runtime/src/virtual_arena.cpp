@@ -1,4 +1,4 @@
-#include "reel/runtime/virtual_arena.h"
+#include "reel/runtime/detail/virtual_arena.h"
 
 #include <sys/mman.h>
 

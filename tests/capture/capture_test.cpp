@@ -135,7 +135,7 @@ TEST(Capture, HeaderDescribesTheRuntimeTheTraceWasCapturedWith) {
   EXPECT_LE(h.captureTimeNs,
             std::chrono::duration_cast<std::chrono::nanoseconds>(after.time_since_epoch()).count());
   EXPECT_EQ(h.firstFrame, 0u);
-  EXPECT_EQ(h.tagsEnabled, REEL_ENABLE_TAGS != 0);
+  EXPECT_TRUE(h.tagsEnabled);  // packets always have their tag field
   EXPECT_EQ(h.resourceKinds.size(), static_cast<size_t>(ResourceKind::Count));
 
   ASSERT_EQ(h.commands.size(), kCommandTypeCount);

@@ -96,7 +96,6 @@ TEST(CommandBucket, SharedPacketIsReferencedByManyKeysWithTheirOwnChains) {
   }
 }
 
-#if REEL_ENABLE_TAGS
 TEST(CommandBucket, TagCarriesSourceLocationAndMessage) {
   CommandBucket<uint32_t> bucket("tags");
   auto& draw = bucket.add<cmd::Draw>(1);
@@ -109,7 +108,6 @@ TEST(CommandBucket, TagCarriesSourceLocationAndMessage) {
   EXPECT_EQ(chain[0].tag->line, static_cast<uint32_t>(line));
   EXPECT_NE(std::string(chain[0].tag->file).find("command_bucket_test.cpp"), std::string::npos);
 }
-#endif
 
 TEST(CommandBucket, LargePacketsAndAuxLargerThanABlock) {
   CommandBucket<uint32_t> bucket("big");

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "reel/runtime/resource_table.h"
+#include "reel/runtime/detail/resource_table.h"
 
 namespace reel {
 namespace {

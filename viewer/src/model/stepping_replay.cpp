@@ -6,7 +6,7 @@
 
 #include "model/packet_fields.h"
 #include "reel/runtime/null_device.h"
-#include "reel/runtime/vulkan/vulkan_device.h"
+#include "reel/vulkan/vulkan_device.h"
 
 namespace reel::viewer {
 namespace {

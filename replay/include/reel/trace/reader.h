@@ -3,14 +3,18 @@
 // its index or, when the writer did not finish, rebuilds it by walking the chunks, and gives random
 // access to every frame. No Vulkan here: replay, the CLI and the viewer all read through this.
 //
-//   auto reader = reel::trace::TraceReader::open("out.reel");
-//   if (!reader) { puts(reader.error().message.c_str()); return 1; }  // "out.reel: byte 0: not a reel trace
-//   ..." for (const std::string& w : reader->warnings()) puts(w.c_str());  // e.g. truncated: frames 0..11
-//   readable auto resources = reader->readResources();                         // alive at the capture start
+// Usage (given const char* path):
+//   auto reader = reel::trace::TraceReader::open(path);
+//   if (!reader) {
+//     std::puts(reader.error().message.c_str());  // "out.reel: byte 0: not a reel trace ..."
+//     return;
+//   }
+//   for (const std::string& w : reader->warnings()) std::puts(w.c_str());  // "truncated: frames 0..11 ..."
+//   auto resources = reader->readResources();  // alive at the capture start
+//   if (!resources) std::puts(resources.error().message.c_str());
 //   for (size_t i = 0; i < reader->frameCount(); ++i) {
-//     auto frame = reader->readFrame(i);                               // decompress, verify, check
-//     if (!frame) { puts(frame.error().message.c_str()); continue; }   // "... chunk 3 ...: checksum
-//     mismatch" for (const auto& bucket : frame->buckets) ...
+//     auto frame = reader->readFrame(i);  // decompress, verify, check
+//     if (!frame) std::puts(frame.error().message.c_str());  // "... chunk 3 ...: checksum mismatch"
 //   }
 //
 // The file is hostile until checked: every message passes the FlatBuffers verifier before use, every

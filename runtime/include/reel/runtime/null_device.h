@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "reel/runtime/device.h"
 #include "reel/runtime/detail/resource_table.h"
+#include "reel/runtime/device.h"
 
 namespace reel {
 
@@ -57,14 +57,21 @@ class NullDevice final : public Device {
   void endFrame(uint64_t frame) override;
   void waitIdle() override {}
 
-#define REEL_COMMAND(Name, Queue, ...) void execute(const cmd::Name& packet, const PacketContext& context) override;
+#define REEL_COMMAND(Name, Queue, ...) \
+  void execute(const cmd::Name& packet, const PacketContext& context) override;
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND
 
   // Render-thread data: read only after Renderer::flushAndWait().
-  const std::vector<Call>& calls() const { return calls_; }
-  void clearCalls() { calls_.clear(); }
-  uint64_t commandCount() const { return commandCount_; }
+  const std::vector<Call>& calls() const {
+    return calls_;
+  }
+  void clearCalls() {
+    calls_.clear();
+  }
+  uint64_t commandCount() const {
+    return commandCount_;
+  }
   uint32_t liveResources() const;
 
  private:
