@@ -27,10 +27,10 @@
 #include "assets.h"
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/renderer.h"
-#include "vulkan_device_impl.h"
 #include "scene.h"
 #include "scene_util.h"
 #include "scenes/stress.h"
+#include "vulkan_device_impl.h"
 #include "worker_pool.h"
 
 namespace reel {
@@ -56,8 +56,8 @@ class Bench {
       return;
     }
     device_ = std::move(*device);
-    device_->setTimingCallback([this](const VulkanFrameTiming& t) { last = t; });
     renderer_ = std::make_unique<Renderer>(*device_, RendererConfig{.framesInFlight = 2});
+    timing_ = renderer_->addObserver(lastTiming_);
     main_ = &renderer_->createBucket<DrawKey>("main");
     for (uint32_t i = 0; i < 2; ++i) {
       workers_.push_back(&renderer_->createBucket<DrawKey>("worker" + std::to_string(i)));
@@ -126,12 +126,19 @@ class Bench {
   uint64_t recordingFrame() const { return renderer_->recordingFrame(); }
 
   std::string error;
-  VulkanFrameTiming last;
+  // The renderer's phases of the last frame (read after flushAndWait).
+  const FrameTiming& last() const { return lastTiming_.last; }
 
  private:
   std::unique_ptr<samples::Scene> scene_;
   std::unique_ptr<VulkanDeviceImpl> device_;
   std::unique_ptr<Renderer> renderer_;
+  struct LastTiming final : FrameObserver {
+    FrameTiming last;
+    void onFrame(const FrameView&) override {}
+    void onFrameEnd(const FrameTiming& timing) override { last = timing; }
+  } lastTiming_;
+  ObserverRegistration timing_;  // after renderer_: ends before it
   CommandBucket<DrawKey>* main_ = nullptr;
   std::vector<CommandBucket<DrawKey>*> workers_;
   std::unique_ptr<samples::WorkerPool> pool_;
@@ -288,14 +295,14 @@ double ns(Clock::duration d) {
 
 struct Totals {
   double frames = 0, packets = 0, sort = 0, translate = 0, submit = 0, translateWall = 0, submitWall = 0;
-  void add(const VulkanFrameTiming& t) {
+  void add(const FrameTiming& t) {
     ++frames;
     packets += double(t.packets);
-    sort += ns(t.sortCpu);
-    translate += ns(t.translateCpu);
-    submit += ns(t.submitCpu);
-    translateWall += ns(t.translate);
-    submitWall += ns(t.submit);
+    sort += ns(t.cpuOf(FramePhase::Merge) + t.cpuOf(FramePhase::Sort));
+    translate += ns(t.cpuOf(FramePhase::Translate));
+    submit += ns(t.cpuOf(FramePhase::Submit));
+    translateWall += ns(t.wallOf(FramePhase::Translate));
+    submitWall += ns(t.wallOf(FramePhase::Submit));
   }
   void report(benchmark::State& state, uint64_t draws) const {
     state.counters["packets_per_frame"] = packets / frames;
@@ -325,10 +332,10 @@ void BM_StressRenderThread(benchmark::State& state) {
   for (auto _ : state) {
     const float time = float(bench.recordingFrame()) / 60.0f;
     bench.frame();
-    totals.add(bench.last);
+    totals.add(bench.last());
     direct.prepare(scene, time);
     directThread.run([&](uint32_t) { directNs += ns(direct.record()); });
-    state.SetIterationTime(ns(bench.last.translateCpu) / 1e9);
+    state.SetIterationTime(ns(bench.last().cpuOf(FramePhase::Translate)) / 1e9);
   }
   totals.report(state, draws);
   const double frames = totals.frames;
@@ -372,8 +379,8 @@ void BM_CubesRenderThread(benchmark::State& state) {
   Totals totals;
   for (auto _ : state) {
     bench.frame();
-    totals.add(bench.last);
-    state.SetIterationTime(ns(bench.last.translateCpu) / 1e9);
+    totals.add(bench.last());
+    state.SetIterationTime(ns(bench.last().cpuOf(FramePhase::Translate)) / 1e9);
   }
   totals.report(state, draws);
   state.SetLabel(bench.device().info().name);

@@ -2,11 +2,40 @@
 
 #include <algorithm>
 
+#include "material_passes.h"
+#include "reel/runtime/cpu_time.h"
 #include "reel/runtime/radix_sort.h"
 
-#include "material_passes.h"
-
 namespace reel {
+
+namespace {
+// Adds the time from one enter() to the next to the phase entered first, in wall and thread CPU time.
+class PhaseClock {
+ public:
+  PhaseClock() : lastWall_(std::chrono::steady_clock::now()), lastCpu_(threadCpuTime()) {}
+  void enter(FramePhase next) {
+    const auto wall = std::chrono::steady_clock::now();
+    const auto cpu = threadCpuTime();
+    if (current_ != FramePhase::Count) {
+      timing_.wall[static_cast<size_t>(current_)] += wall - lastWall_;
+      timing_.cpu[static_cast<size_t>(current_)] += cpu - lastCpu_;
+    }
+    current_ = next;
+    lastWall_ = wall;
+    lastCpu_ = cpu;
+  }
+  FrameTiming stop() {
+    enter(FramePhase::Count);
+    return timing_;
+  }
+
+ private:
+  FrameTiming timing_;
+  FramePhase current_ = FramePhase::Count;
+  std::chrono::steady_clock::time_point lastWall_;
+  std::chrono::nanoseconds lastCpu_;
+};
+}  // namespace
 namespace {
 
 // How far ahead translate() fetches packet chains, in keys. It fetches four lines from each chain's
@@ -288,10 +317,14 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   const uint64_t number = frame.lease.frame();
   const RequestStream& requests = frame.lease.requests();
   const std::span<const FrameBucketView> buckets = frame.lease.buckets();
+  PhaseClock clock;
+  clock.enter(FramePhase::Observers);
   for (FrameObserver* observer : frame.observers)
     observer->onFrameStart(FrameStart{number, &device_, &live_});
+  clock.enter(FramePhase::Begin);
   device_.assertOwnerThread("Device::beginFrame");
   device_.beginFrame(number);
+  clock.enter(FramePhase::Requests);
 
   // Creates and writes before the frame's commands, in request order; destroys after them.
   deferredDestroys_.clear();
@@ -307,6 +340,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   }
 
   // Merge every bucket's keys, bucket by bucket in creation order, then sort them all at once.
+  clock.enter(FramePhase::Merge);
   mergedPackets_.clear();
   mergedBuckets_.clear();
   sortEntries_.clear();
@@ -322,6 +356,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
       }
     }
   }
+  clock.enter(FramePhase::Sort);
   radixSort(sortEntries_, sortScratch_);
   // Material binders' passes become packets before anyone sees the frame (material_passes.h).
   MaterialPasses::expand(buckets, sortEntries_, mergedPackets_, mergedBuckets_);
@@ -335,9 +370,13 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   view.sorted = sortEntries_;
   view.sortedOrderHash = hashSortedOrder(sortEntries_);
   view.record = frame.lease.record_;
+  clock.enter(FramePhase::Observers);
   for (FrameObserver* observer : frame.observers) observer->onFrame(view);
 
+  clock.enter(FramePhase::Translate);
   const uint64_t translated = translate(view, frame.stopAfterPackets);
+
+  clock.enter(FramePhase::Submit);
 
   for (const uint32_t offset : deferredDestroys_) {
     const PacketHeader& h = requests.header(offset);
@@ -351,6 +390,10 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 
   device_.assertOwnerThread("Device::endFrame");
   device_.endFrame(number);
+  FrameTiming timing = clock.stop();
+  timing.frame = number;
+  timing.packets = translated;
+  for (FrameObserver* observer : frame.observers) observer->onFrameEnd(timing);
 
   // The streams may be recorded into again unless an observer leased them: the Vulkan device copied
   // what it needed while translating.

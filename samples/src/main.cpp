@@ -28,9 +28,10 @@ void printStats(const reel::samples::RunResult& r) {
   const size_t skip = r.timings.size() > 4 ? 2 : 0;
   double sort = 0, translate = 0, submit = 0, packets = 0;
   for (size_t i = skip; i < r.timings.size(); ++i) {
-    sort += double(r.timings[i].sort.count());
-    translate += double(r.timings[i].translate.count());
-    submit += double(r.timings[i].submit.count());
+    const reel::FrameTiming& t = r.timings[i];
+    sort += double((t.wallOf(reel::FramePhase::Merge) + t.wallOf(reel::FramePhase::Sort)).count());
+    translate += double(t.wallOf(reel::FramePhase::Translate).count());
+    submit += double(t.wallOf(reel::FramePhase::Submit).count());
     packets += double(r.timings[i].packets);
   }
   const double n = double(r.timings.size() - skip);
@@ -41,7 +42,8 @@ void printStats(const reel::samples::RunResult& r) {
       " \"measured_frames\": %.0f, \"packets_per_frame\": %.1f,\n"
       " \"render_thread_us_per_frame\": {\"sort\": %.1f, \"translate\": %.1f, \"submit\": %.1f},\n"
       " \"render_thread_ns_per_packet\": {\"sort\": %.2f, \"translate\": %.2f, \"submit\": %.2f},\n"
-      " \"device\": {\"draws\": %llu, \"dispatches\": %llu, \"pipeline_binds\": %llu, \"descriptor_pushes\": "
+      " \"device_counters\": {\"draws\": %llu, \"dispatches\": %llu, \"pipeline_binds\": %llu, "
+      "\"descriptor_pushes\": "
       "%llu,"
       " \"push_constant_calls\": %llu, \"redundant_binds_skipped\": %llu, \"barriers\": %llu,"
       " \"render_passes\": %llu, \"render_pass_suspensions\": %llu}}\n",

@@ -168,9 +168,17 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
   result.device = device->info();
   std::mutex imageErrorMutex;
   ImageWriter writer(sink);
-  device->setTimingCallback([&](const VulkanFrameTiming& timing) { result.timings.push_back(timing); });
+  // The renderer's phases of every frame, collected on the render thread (read after flushAndWait).
+  struct TimingCollector final : FrameObserver {
+    std::vector<FrameTiming>& timings;
+    explicit TimingCollector(std::vector<FrameTiming>& into) : timings(into) {}
+    void onFrame(const FrameView&) override {}
+    void onFrameEnd(const FrameTiming& timing) override { timings.push_back(timing); }
+  } timingCollector(result.timings);
   {
     Renderer renderer(*device, {.framesInFlight = o.framesInFlight});
+    const ObserverRegistration timing =
+        o.collectTimings ? renderer.addObserver(timingCollector) : ObserverRegistration{};
     // Declared after the renderer: a capture must end before the renderer it observes.
     Result<std::unique_ptr<capture::Capture>> capture = std::unique_ptr<capture::Capture>();
     capture::CaptureOptions captureOptions;

@@ -55,7 +55,7 @@ struct RunResult {
   RendererStats rendererStats;
   std::vector<std::string> errors;  // what the device reported (the first 1000)
   size_t errorCount = 0;
-  std::vector<VulkanFrameTiming> timings;  // when collectTimings
+  std::vector<FrameTiming> timings;  // the renderer's phases of every frame, when collectTimings
   uint64_t imagesDelivered = 0;
   uint64_t presents = 0, swapchainRecreations = 0;  // windowed
   std::vector<std::string> imageErrors;             // readbacks that failed

@@ -32,12 +32,23 @@ class GpuTimes : public VulkanTest, public ::testing::WithParamInterface<uint32_
     options.collectTimings = true;
     return options;
   }
+  // The renderer's FrameTiming of each frame: the CPU event.
+  struct CpuEvents final : FrameObserver {
+    GpuTimes& test;
+    explicit CpuEvents(GpuTimes& t) : test(t) {}
+    void onFrame(const FrameView&) override {}
+    void onFrameEnd(const FrameTiming& t) override {
+      std::lock_guard lock(test.mutex_);
+      test.events_.push_back({false, t.frame, std::nullopt, 0});
+    }
+  };
+  void TearDown() override {
+    cpuTimes_.reset();
+    VulkanTest::TearDown();
+  }
   void SetUp() override {
     VulkanTest::SetUp();
-    device().setTimingCallback([this](const VulkanFrameTiming& t) {
-      std::lock_guard lock(mutex_);
-      events_.push_back({false, t.frame, std::nullopt, 0});
-    });
+    cpuTimes_ = renderer().addObserver(cpuEvents_);
     device().setGpuTimingCallback([this](const VulkanGpuTiming& t) {
       std::lock_guard lock(mutex_);
       events_.push_back({true, t.frame, t.gpu, t.commandBuffers});
@@ -69,6 +80,8 @@ class GpuTimes : public VulkanTest, public ::testing::WithParamInterface<uint32_
  private:
   std::mutex mutex_;
   std::vector<Event> events_;
+  CpuEvents cpuEvents_{*this};
+  ObserverRegistration cpuTimes_;
 };
 
 TEST_P(GpuTimes, OnePerFrameInOrderAfterItsCpuTimes) {

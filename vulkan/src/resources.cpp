@@ -51,9 +51,8 @@ bool VulkanDeviceImpl::beginRequest() {
   return false;
 }
 
-#define REEL_REQUEST()         \
-  if (!beginRequest()) return; \
-  const RequestScope requestScope = {*this}
+#define REEL_REQUEST() \
+  if (!beginRequest()) return
 
 bool VulkanDeviceImpl::formatSupports(VkFormat format, VkFormatFeatureFlags features) {
   VkFormatProperties properties;

@@ -63,16 +63,8 @@ std::string handleText(const char* kind, uint32_t value) {
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 
-void VulkanDeviceImpl::startTranslating() {
-  translating_ = true;
-  if (options_.collectTimings) translateStart_ = now();
-}
-
 inline bool VulkanDeviceImpl::beginSorted() {
   ++stats_.packets;
-  ++framePackets_;
-  if (!translating_) [[unlikely]]
-    startTranslating();
   return cmd_ != VK_NULL_HANDLE;  // no frame open: the device is lost or the frame failed to begin (reported)
 }
 

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "reel/runtime/cpu_time.h"
 #include "formats.h"
 
 namespace reel {
@@ -19,10 +18,6 @@ bool envFlag(const char* name) {
 }  // namespace
 
 VulkanDeviceImpl::VulkanDeviceImpl(const VulkanDeviceOptions& options) : options_(options) {}
-
-VulkanDeviceImpl::Stamp VulkanDeviceImpl::now() {
-  return {Clock::now(), threadCpuTime()};
-}
 
 Result<std::unique_ptr<VulkanDeviceImpl>> VulkanDeviceImpl::create(const VulkanDeviceOptions& options) {
   if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
@@ -251,9 +246,6 @@ void VulkanDeviceImpl::deliverGpuTime(vk::FrameContext& frame) {
 
 void VulkanDeviceImpl::beginFrame(uint64_t frame) {
   frame_ = frame;
-  translating_ = false;
-  framePackets_ = 0;
-  if (options_.collectTimings) frameStart_ = sortStart_ = now();
   if (lost_) return;
   ctx_ = frames_[frame % frames_.size()].get();
   // The context was last used framesInFlight frames ago: usually long finished, so this does not block.
@@ -271,12 +263,9 @@ void VulkanDeviceImpl::beginFrame(uint64_t frame) {
     return;
   }
   resetBindings();
-  if (options_.collectTimings) sortStart_ = now();
 }
 
 void VulkanDeviceImpl::endFrame(uint64_t frame) {
-  const Stamp endStart = options_.collectTimings ? now() : Stamp{};
-  if (!translating_) translateStart_ = endStart;
   if (frameRecording()) {
     // A frame may end inside a render pass when the renderer stops after N packets (replay --stop-at):
     // the pass is closed, its clear still runs.
@@ -304,7 +293,6 @@ void VulkanDeviceImpl::endFrame(uint64_t frame) {
   }
   cmd_ = VK_NULL_HANDLE;
   ctx_ = nullptr;
-  translating_ = false;
   ++stats_.frames;
   stats_.barriers = barriers_.recorded();
   stats_.pipelinesCreated = pipelines_->created();
@@ -313,20 +301,6 @@ void VulkanDeviceImpl::endFrame(uint64_t frame) {
   {
     std::lock_guard lock(sharedMutex_);
     statsSnapshot_ = stats_;
-  }
-  if (options_.collectTimings && timingCallback_) {
-    const Stamp end = now();
-    VulkanFrameTiming timing;
-    timing.frame = frame;
-    timing.packets = framePackets_;
-    timing.sort = std::max(Clock::duration{0}, translateStart_.wall - sortStart_.wall);
-    timing.translate = std::max(Clock::duration{0}, endStart.wall - translateStart_.wall);
-    timing.submit = end.wall - endStart.wall;
-    timing.sortCpu = std::max(std::chrono::nanoseconds{0}, translateStart_.cpu - sortStart_.cpu);
-    timing.translateCpu = std::max(std::chrono::nanoseconds{0}, endStart.cpu - translateStart_.cpu);
-    timing.submitCpu = end.cpu - endStart.cpu;
-    timing.frameCpu = end.cpu - frameStart_.cpu;
-    timingCallback_(timing);
   }
 }
 

@@ -89,9 +89,6 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void setPresentSource(TextureHandle texture, uint64_t frame) override;
 
   VulkanDeviceStats stats() const override;
-  void setTimingCallback(std::function<void(const VulkanFrameTiming&)> callback) override {
-    timingCallback_ = std::move(callback);
-  }
   void setGpuTimingCallback(std::function<void(const VulkanGpuTiming&)> callback) override {
     gpuTimingCallback_ = std::move(callback);
   }
@@ -136,14 +133,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void deliverGpuTime(vk::FrameContext& frame);
 
   // ---- resources (resources.cpp) ----
-  // Every resource request runs inside a frame; the sort is timed from the end of the last one.
+  // Every resource request runs inside a frame.
   bool beginRequest();
-  struct RequestScope {
-    VulkanDeviceImpl& device;
-    ~RequestScope() {
-      if (device.options_.collectTimings) device.sortStart_ = device.now();
-    }
-  };
   Result<void> uploadBuffer(vk::Buffer& buffer, uint64_t offset, std::span<const std::byte> data);
   Result<void> uploadTexture(vk::Texture& texture, uint32_t mip, uint32_t x, uint32_t y, uint32_t width,
                              uint32_t height, std::span<const std::byte> texels);
@@ -173,7 +164,6 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void flushBarriers();
   void pushDescriptors(VkPipelineBindPoint point, uint32_t bits);
   void closeDebugLabels();
-  void startTranslating();
 
   // ---- readback (readback.cpp) ----
   void serviceReadbacks(uint64_t frame);
@@ -220,7 +210,6 @@ class VulkanDeviceImpl final : public VulkanDevice {
   uint64_t frame_ = 0;
   vk::FrameContext* ctx_ = nullptr;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
-  bool translating_ = false;
   vk::BarrierBatch barriers_;
   uint64_t writeEpoch_ = 1;  // bumped whenever a resource is written: bound resources need a new check
 
@@ -305,17 +294,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
   VulkanDeviceStats statsSnapshot_;
 
   VulkanDeviceStats stats_;  // render thread
-  std::function<void(const VulkanFrameTiming&)> timingCallback_;
   std::function<void(const VulkanGpuTiming&)> gpuTimingCallback_;
   bool gpuTimestamps_ = false;
-  using Clock = std::chrono::steady_clock;
-  struct Stamp {
-    Clock::time_point wall;
-    std::chrono::nanoseconds cpu{0};  // this thread's CPU time
-  };
-  static Stamp now();
-  Stamp frameStart_{}, sortStart_{}, translateStart_{};
-  uint64_t framePackets_ = 0;
 };
 
 }  // namespace reel

@@ -46,21 +46,18 @@ std::string distributionJson(std::vector<double> values) {
   return o.str();
 }
 
-// What the Vulkan device reports about each frame the render thread ran, in the order it ran them
-// (catch-up frames before a --frames range and the empty frame of a restart included). GPU times come
-// framesInFlight frames after the CPU times, from the render thread, in frame order.
-class FrameTimes {
+// Each frame the render thread ran, in the order it ran them (catch-up frames before a --frames range and
+// the empty frame of a restart included): its phases from the renderer, and its GPU time from the Vulkan
+// device, which comes framesInFlight frames later, from the render thread, in frame order.
+class FrameTimes final : public FrameObserver {
  public:
   struct Frame {
-    VulkanFrameTiming cpu;
+    FrameTiming cpu;
     std::optional<Nanoseconds> gpu;
   };
 
-  void attach(VulkanDevice& device) {
-    device.setTimingCallback([this](const VulkanFrameTiming& t) {
-      std::lock_guard lock(mutex_);
-      frames_.push_back({t, std::nullopt});
-    });
+  // Before the first frame; the CPU times come from registering this as the renderer's observer.
+  void attachGpu(VulkanDevice& device) {
     device.setGpuTimingCallback([this](const VulkanGpuTiming& t) {
       std::lock_guard lock(mutex_);
       // Frame numbers repeat after a restart (--loop): the GPU time belongs to the oldest frame of that
@@ -73,6 +70,11 @@ class FrameTimes {
         }
       }
     });
+  }
+  void onFrame(const FrameView&) override {}
+  void onFrameEnd(const FrameTiming& timing) override {
+    std::lock_guard lock(mutex_);
+    frames_.push_back({timing, std::nullopt});
   }
   // Once the render thread is idle (after flushAndWait).
   std::vector<Frame> take() {
@@ -155,7 +157,8 @@ class ReplayCommand final : public Subcommand {
     if (!session) throw BadInput(session.error().message);
     replay::ReplaySession& s = **session;
     VulkanDevice* vulkan = s.vulkanDevice();
-    if (vulkan && json_) frameTimes.attach(*vulkan);
+    if (vulkan && json_) frameTimes.attachGpu(*vulkan);
+    const ObserverRegistration timing = json_ ? s.renderer().addObserver(frameTimes) : ObserverRegistration{};
     const Nanoseconds decodeBeforeLoop = s.decodeTimes().cpu;  // the resources, read when the session started
 
     struct Replayed {
@@ -228,12 +231,20 @@ class ReplayCommand final : public Subcommand {
       for (const FrameTimes::Frame& t : times) {
         JsonObject o;
         o.add("frame", t.cpu.frame).add("packets", t.cpu.packets);
-        o.add("sort_ms", ms(t.cpu.sort))
-            .add("translate_ms", ms(t.cpu.translate))
-            .add("submit_ms", ms(t.cpu.submit));
-        o.add("cpu_ms", ms(t.cpu.frameCpu)).raw("gpu_ms", gpuJson(t));
+        o.add("sort_ms", ms(t.cpu.wallOf(FramePhase::Merge) + t.cpu.wallOf(FramePhase::Sort)))
+            .add("translate_ms", ms(t.cpu.wallOf(FramePhase::Translate)))
+            .add("submit_ms", ms(t.cpu.wallOf(FramePhase::Submit)));
+        // Every phase of the renderer's own timing (frame_timing.h): wall and render-thread CPU.
+        JsonObject phases;
+        for (size_t p = 0; p < kFramePhaseCount; ++p) {
+          JsonObject phase;
+          phase.add("wall_ms", ms(t.cpu.wall[p])).add("cpu_ms", ms(t.cpu.cpu[p]));
+          phases.raw(framePhaseName(static_cast<FramePhase>(p)), phase.str());
+        }
+        o.raw("phases", phases.str());
+        o.add("cpu_ms", ms(t.cpu.totalCpu())).raw("gpu_ms", gpuJson(t));
         perFrame += (perFrame.empty() ? "" : ",") + o.str();
-        renderThreadCpu += t.cpu.frameCpu;
+        renderThreadCpu += t.cpu.totalCpu();
       }
       // The frames asked for, each matched with the render thread's frame it became (frames are matched
       // in order: a number repeats after a restart).
@@ -248,8 +259,8 @@ class ReplayCommand final : public Subcommand {
         while (k < times.size() && times[k].cpu.frame != r.deviceFrame) ++k;
         if (k < times.size()) {
           cursor = k + 1;
-          o.add("cpu_ms", ms(times[k].cpu.frameCpu)).raw("gpu_ms", gpuJson(times[k]));
-          cpuMs.push_back(ms(times[k].cpu.frameCpu));
+          o.add("cpu_ms", ms(times[k].cpu.totalCpu())).raw("gpu_ms", gpuJson(times[k]));
+          cpuMs.push_back(ms(times[k].cpu.totalCpu()));
           if (gpuTimestamps && times[k].gpu) gpuMs.push_back(ms(*times[k].gpu));
         } else {
           o.raw("cpu_ms", "null").raw("gpu_ms", "null");

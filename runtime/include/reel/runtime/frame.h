@@ -11,9 +11,10 @@
 
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/device.h"
+#include "reel/runtime/frame_timing.h"
 #include "reel/runtime/live_resources.h"
-#include "reel/runtime/sort_entry.h"
 #include "reel/runtime/resource_context.h"
+#include "reel/runtime/sort_entry.h"
 
 namespace reel {
 
@@ -127,6 +128,9 @@ class FrameObserver {
   // many frames observers may hold). The bucket objects themselves (name, key layout) live as long as
   // the renderer.
   virtual void onFrame(const FrameView& frame) = 0;
+  // Called on the render thread once the device has ended the frame (its work submitted, not
+  // necessarily finished): where the frame's render-thread time went, phase by phase.
+  virtual void onFrameEnd(const FrameTiming&) {}
 };
 
 namespace detail {

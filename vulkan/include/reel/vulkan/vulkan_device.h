@@ -1,14 +1,20 @@
 #pragma once
 // The Vulkan device: what the render thread's sorted packets become on a real GPU (or lavapipe).
 //
-//   auto device = reel::VulkanDevice::create(options);  // options: a reel::VulkanDeviceOptions
-//   if (!device) { std::fprintf(stderr, "%s\n", device.error().message.c_str()); return 1; }
-//   reel::Renderer renderer(**device);
+// Usage (given const std::string& deviceName):
+//   reel::VulkanDeviceOptions options;
+//   options.deviceName = deviceName;  // empty: REEL_DEVICE, else a discrete GPU, else any
+//   auto device = reel::VulkanDevice::create(options);
+//   if (!device) {
+//     std::fprintf(stderr, "%s\n", device.error().message.c_str());  // no such device, no loader
+//     return;
+//   }
+//   reel::Renderer renderer(**device, {.framesInFlight = 2});
 //
-// Vulkan is loaded at run time (volk, inside the library, under names of its own): nothing links to
-// libvulkan, and an app that loads Vulkan itself (its own volk, or libvulkan) keeps its own function
-// pointers. This header shows only Vulkan's handle types, declared the way vulkan_core.h declares them,
-// so that including it never declares Vulkan's prototypes.
+// Vulkan is loaded at run time, by a loader inside the library whose symbols have names of reel's own:
+// nothing links to libvulkan, and an app that loads Vulkan itself (its own loader, or libvulkan) keeps its
+// own function pointers. This header shows only Vulkan's handle types, declared the way vulkan_core.h
+// declares them, so that including it never declares Vulkan's prototypes.
 //
 // Frames: frame f records into frame context f % framesInFlight; endFrame submits its command buffers,
 // which signal a timeline semaphore. beginFrame waits only for the frame that last used the context it
@@ -31,6 +37,7 @@
 #include <vector>
 
 #include "reel/runtime/device.h"
+#include "reel/runtime/renderer.h"
 #include "reel/runtime/result.h"
 
 // Vulkan's handle types as vulkan_core.h declares them on 64-bit platforms (a repeated identical
@@ -46,19 +53,21 @@ struct WindowExtent {
   uint32_t height = 0;
 };
 
+// Every member has a default, so `{.validate = true}` leaves the rest as they are (and -Wextra quiet).
 struct VulkanDeviceOptions {
   std::string applicationName = "reel";
-  std::string deviceName;                 // substring of the device name; empty: REEL_DEVICE, else automatic
+  std::string deviceName = {};            // substring of the device name; empty: REEL_DEVICE, else automatic
   bool validate = false;                  // the Khronos validation layer; REEL_VALIDATE=1 turns it on too
   bool synchronizationValidation = true;  // with validate: the layer's synchronization checks as well
   uint32_t framesInFlight = 2;            // frames the GPU may be behind the render thread, 1..4
-  std::string pipelineCachePath;          // load and save the VkPipelineCache here; empty: in memory only
-  bool collectTimings = false;            // per-frame sort / translate / submit times (setTimingCallback)
+  std::string pipelineCachePath = {};     // load and save the VkPipelineCache here; empty: in memory only
+  bool collectTimings = false;            // GPU times per frame (setGpuTimingCallback); the render
+                                          // thread's phases come from the Renderer (FrameTiming)
 
   // The windowed path; leave createSurface empty for headless.
-  std::vector<std::string> instanceExtensions;            // glfwGetRequiredInstanceExtensions()
-  std::function<VkSurfaceKHR(VkInstance)> createSurface;  // glfwCreateWindowSurface
-  std::function<WindowExtent()> framebufferSize;          // any thread; {0, 0} while minimized
+  std::vector<std::string> instanceExtensions = {};            // glfwGetRequiredInstanceExtensions()
+  std::function<VkSurfaceKHR(VkInstance)> createSurface = {};  // glfwCreateWindowSurface
+  std::function<WindowExtent()> framebufferSize = {};          // any thread; {0, 0} while minimized
   bool vsync = true;
 };
 
@@ -84,34 +93,16 @@ struct VulkanDeviceStats {
   uint64_t swapchainRecreations = 0;
 };
 
-// Render-thread times of one frame (steady clock), when collectTimings is on. Sort is measured from the
-// last resource request applied (or beginFrame) to the first sorted packet; translation from there to
-// endFrame; submit is endFrame (closing the command buffer, readback copies, present blit, vkQueueSubmit2,
-// vkQueuePresentKHR).
-struct VulkanFrameTiming {
-  uint64_t frame = 0;
-  uint64_t packets = 0;
-  std::chrono::nanoseconds sort{0};  // wall time
-  std::chrono::nanoseconds translate{0};
-  std::chrono::nanoseconds submit{0};
-  // The render thread's CPU time in the same phases (CLOCK_THREAD_CPUTIME_ID): unlike wall time, not
-  // inflated when the thread is preempted on a busy machine.
-  std::chrono::nanoseconds sortCpu{0};
-  std::chrono::nanoseconds translateCpu{0};
-  std::chrono::nanoseconds submitCpu{0};
-  // The render thread's CPU time from beginFrame to the end of endFrame: the phases above plus applying
-  // the frame's resource requests and recycling its frame context (waiting for the GPU costs none).
-  std::chrono::nanoseconds frameCpu{0};
-};
-
 // The GPU time of one frame, when collectTimings is on and the queue writes timestamps (gpuTimestamps()):
 // the time between a timestamp at the start and one at the end of each command buffer the frame
 // submitted, summed (a frame flushed midway for a synchronous readback has several), converted with
-// timestampPeriod. It arrives after the frame's VulkanFrameTiming, once the GPU has finished the frame:
-// when its frame context is reused, framesInFlight frames later, or at waitIdle; always in frame order.
+// timestampPeriod. It arrives after the frame's FrameTiming (frame_timing.h), once the GPU has finished the
+// frame: when its frame context is reused, framesInFlight frames later, or at waitIdle; always in frame
+// order.
 struct VulkanGpuTiming {
   uint64_t frame = 0;
-  std::optional<std::chrono::nanoseconds> gpu;  // nullopt: a submission failed or a query was not readable
+  std::optional<std::chrono::nanoseconds> gpu =
+      {};  // nullopt: a submission failed or a query was not readable
   uint32_t commandBuffers = 0;
 };
 
@@ -132,8 +123,6 @@ class VulkanDevice : public Device {
   virtual void setPresentSource(TextureHandle texture) = 0;
 
   virtual VulkanDeviceStats stats() const = 0;
-  // Render thread, at the end of every frame, when collectTimings is on. Set before the first frame.
-  virtual void setTimingCallback(std::function<void(const VulkanFrameTiming&)> callback) = 0;
   // Render thread (or whichever thread calls waitIdle or destroys the device), once per frame that
   // began, when collectTimings is on and gpuTimestamps(). Set before the first frame.
   virtual void setGpuTimingCallback(std::function<void(const VulkanGpuTiming&)> callback) = 0;
