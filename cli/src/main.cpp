@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   using namespace reel::cli;
   CLI::App app{"reel: replay, inspect, compare and trim reel traces (.reel)", "reel"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "reel 0.1.0");
+  app.set_version_flag("--version", "reel " REEL_VERSION_STRING);  // the project() version (cli/CMakeLists.txt)
   auto subcommands = allSubcommands();
   Subcommand* chosen = nullptr;
   for (auto& sub : subcommands) {
