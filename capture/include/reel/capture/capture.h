@@ -1,10 +1,14 @@
 #pragma once
 // Capture: records frames of a running Renderer into a .reel trace (schema/trace.fbs, container.h).
 //
+// Usage (given reel::Renderer& renderer):
 //   auto capture = reel::capture::Capture::start(renderer, {.path = "out.reel"});  // kick thread
-//   if (!capture) { log(capture.error().message); }
-//   ... kick frames: each one is captured ...
-//   (*capture)->finish();  // or destroy it: the trace ends after the last frame kicked
+//   if (!capture) {
+//     std::fprintf(stderr, "%s\n", capture.error().message.c_str());  // e.g. the file cannot be created
+//     return;
+//   }
+//   renderer.kick();  // each frame kicked from now on is captured
+//   if (auto done = (*capture)->finish(); !done) std::fprintf(stderr, "%s\n", done.error().message.c_str());
 //
 // Or a frame range: {.path = "out.reel", .firstFrame = 500, .lastFrame = 502}; the trace then starts
 // with every resource alive at frame 500 (descriptor and contents read back from the device), so it
@@ -56,15 +60,16 @@ struct CompressionSettings {
   uint32_t maxFramesPerChunk = 8;     // ...or after this many frames
 };
 
+// Every member has a default, so `{.path = "out.reel", .firstFrame = 5}` leaves the rest as they are.
 struct CaptureOptions {
-  std::string path;
+  std::string path = {};
   uint64_t firstFrame = kNextFrame;   // renderer frame number; kNextFrame: the next frame kicked
   uint64_t lastFrame = kNoLastFrame;  // inclusive; kNoLastFrame: until stop(), finish() or destruction
-  std::string appName;                // empty: taken from /proc/self/cmdline
-  std::vector<std::string> appArgs;
-  CompressionSettings compression;
-  bool handleSignals = true;                  // finish the trace on SIGINT, SIGTERM, abort() and exit()
-  std::function<void(std::string_view)> log;  // gets a summary line when the trace is finished
+  std::string appName = {};           // empty: taken from /proc/self/cmdline
+  std::vector<std::string> appArgs = {};
+  CompressionSettings compression = {};
+  bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
+  std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
 };
 
 struct CaptureStats {

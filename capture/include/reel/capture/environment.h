@@ -17,6 +17,7 @@
 // `reel replay`, `reel trim`, `reel golden` and reel-viewer ignore REEL_CAPTURE (to capture a replay's
 // frames, `reel trim` writes a trace of chosen frames).
 //
+// Usage (given reel::Device& device):
 //   reel::Renderer renderer(device);
 //   auto capture = reel::capture::installFromEnvironment(renderer);  // keep it; destroy it before renderer
 //   if (!capture) std::fprintf(stderr, "%s\n", capture.error().message.c_str());

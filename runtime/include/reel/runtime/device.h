@@ -3,6 +3,14 @@
 // command of commands.inc, so that a Device that misses a command does not compile. Implementations:
 // NullDevice (records what it was asked, for tests) and the Vulkan device.
 //
+// Usage (given reel::Device& device, reel::TextureHandle color, uint64_t frame):
+//   // frame: the frame about to be kicked (Renderer::recordingFrame()); device: Renderer::device()
+//   auto onImage = [](reel::Result<reel::ReadbackImage> image) {
+//     if (!image) return;  // image.error().message says why
+//     std::printf("%ux%u, %zu bytes\n", image->width, image->height, image->pixels.size());
+//   };
+//   device.requestReadback(color, frame, onImage);
+//
 // Threading: every method is called from the render thread only, except takeErrors() and those marked
 // "any thread". While a Renderer drives the device, its render thread owns it (ownerThread).
 
@@ -47,7 +55,8 @@ class Device {
   // Blocks until every submitted frame is finished.
   virtual void waitIdle() = 0;
 
-#define REEL_COMMAND(Name, Queue, ...) virtual void execute(const cmd::Name& packet, const PacketContext& context) = 0;
+#define REEL_COMMAND(Name, Queue, ...) \
+  virtual void execute(const cmd::Name& packet, const PacketContext& context) = 0;
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND
 
@@ -63,7 +72,9 @@ class Device {
   // back fails every request (this default).
   virtual void requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback);
   // Whether frames end on a screen (a windowed device). Only then does setPresentSource matter.
-  virtual bool presents() const { return false; }
+  virtual bool presents() const {
+    return false;
+  }
   // Any thread: the texture the end of frame `frame` shows (a replay shows whichever target each frame
   // chose). Ask before the frame is kicked, like requestReadback. A device that does not present ignores it.
   virtual void setPresentSource(TextureHandle texture, uint64_t frame) {
@@ -79,8 +90,12 @@ class Device {
   // The thread allowed to call into the device. A Renderer sets its render thread when it starts, lends
   // the device to the kick thread for a withIdleDevice call and clears it when it ends. No owner (a
   // default id) lets any thread call: tests and tools that drive a device without a renderer.
-  void setOwnerThread(std::thread::id owner) { owner_.store(owner, std::memory_order_release); }
-  std::thread::id ownerThread() const { return owner_.load(std::memory_order_acquire); }
+  void setOwnerThread(std::thread::id owner) {
+    owner_.store(owner, std::memory_order_release);
+  }
+  std::thread::id ownerThread() const {
+    return owner_.load(std::memory_order_acquire);
+  }
   // Debug builds (NDEBUG not defined): a REEL_ASSERT, naming `call`, that the calling thread owns the
   // device or that it has no owner. reel's core checks it where it calls into a device (dispatchPacket,
   // the renderer's frame brackets). Release builds: nothing.

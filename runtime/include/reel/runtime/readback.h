@@ -4,13 +4,7 @@
 // device copies the texture when it ends frame N and calls back, on the render thread, once that frame's
 // work is finished; nothing waits for the GPU early.
 //
-// Usage (given reel::Renderer& renderer, reel::TextureHandle color):
-//   auto onImage = [](reel::Result<reel::ReadbackImage> image) {
-//     if (!image) return;  // image.error().message says why
-//     std::printf("%ux%u, %zu bytes\n", image->width, image->height, image->pixels.size());
-//   };
-//   renderer.device().requestReadback(color, renderer.recordingFrame(), onImage);
-//   renderer.kick();
+// (device.h shows a request.)
 
 #include <cstddef>
 #include <cstdint>

@@ -2,14 +2,16 @@
 // The Renderer: the one handoff point between the app and the render thread (Raven's ring of per-frame
 // queues with a counting semaphore; bgfx's swap()).
 //
-//   reel::NullDevice device;                       // or the Vulkan device
-//   reel::Renderer renderer(device, {.framesInFlight = 2});
+// Usage (given reel::Device& device, int frames):
+//   reel::Renderer renderer(device, {.framesInFlight = 2});  // device: a reel::VulkanDevice, or a NullDevice
 //   auto& world = renderer.createBucket<reel::DrawKey>("world");
-//   for (;;) {
-//     ... record into world (any threads) and renderer.resources() ...
-//     renderer.kick();                             // hand the frame over, start recording the next
+//   for (int frame = 0; frame < frames; ++frame) {
+//     // record into world (from any threads) and renderer.resources(), then:
+//     const reel::DrawKey key = reel::DrawKey::draw(0, 1, reel::Translucency::Opaque, {1, 0}, 0);
+//     world.add<reel::cmd::Draw>(key).vertexCount = 3;
+//     renderer.kick();  // hands the frame over and starts recording the next
 //   }
-//   renderer.flushAndWait();                       // every kicked frame done, CPU and GPU
+//   renderer.flushAndWait();  // every kicked frame done, CPU and GPU
 //
 // Threading contract: createBucket, addObserver (and ending its registration), kick, flushAndWait and
 // withIdleDevice are called from one thread, the app's "kick" thread; recording (bucket add, resource
@@ -19,11 +21,11 @@
 // empty or not, so nothing like a read index can drift from a write index (Raven's minimized-window
 // bug cannot happen: there is no per-slot state left behind by a skipped frame).
 
+#include <array>
 #include <atomic>
-#include <cstring>
 #include <condition_variable>
 #include <cstdint>
-#include <array>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <semaphore>
@@ -41,7 +43,8 @@ namespace reel {
 
 struct RendererConfig {
   uint32_t framesInFlight = 2;  // 1..kMaxFramesInFlight: frames kicked but not yet processed
-  uint64_t firstFrameNumber = 0;  // the number of the first frame kicked (a replay continues a trace's numbering)
+  uint64_t firstFrameNumber =
+      0;  // the number of the first frame kicked (a replay continues a trace's numbering)
 };
 
 // Per-frame choices made at kick().
@@ -54,7 +57,7 @@ struct FrameOptions {
 struct RendererStats {
   uint64_t framesKicked = 0;
   uint64_t framesProcessed = 0;
-  uint64_t kickWaits = 0;  // kicks that blocked because the render thread was a whole ring behind
+  uint64_t kickWaits = 0;        // kicks that blocked because the render thread was a whole ring behind
   uint64_t kicksBlockedNow = 0;  // kicks blocked at this moment (0 or 1: one kick thread)
   uint64_t packetsTranslated = 0;
   uint64_t leaseWaits = 0;  // frame ends that waited for observers to end leases (FrameLease's bound)
