@@ -4,13 +4,14 @@
 #include <exception>
 #include <string>
 
+#include "reel/version.h"
 #include "subcommand.h"
 
 int main(int argc, char** argv) {
   using namespace reel::cli;
   CLI::App app{"reel: replay, inspect, compare and trim reel traces (.reel)", "reel"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "reel " REEL_VERSION_STRING);  // the project() version (cli/CMakeLists.txt)
+  app.set_version_flag("--version", "reel " REEL_VERSION_STRING);  // reel/version.h: the project() version
   auto subcommands = allSubcommands();
   Subcommand* chosen = nullptr;
   for (auto& sub : subcommands) {

@@ -1,6 +1,9 @@
 #include "reel/runtime/renderer.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 #include "material_passes.h"
 #include "reel/runtime/cpu_time.h"
@@ -134,8 +137,21 @@ void ObserverRegistration::reset() {
   if (renderer) renderer->removeObserver(observer);
 }
 
-Renderer::Renderer(Device& device, RendererConfig config)
-    : device_(device),
+namespace detail {
+void checkAbi(const AbiStamp& app) {
+  const AbiStamp library = AbiStamp::current();
+  if (app.layout == library.layout && std::string_view(app.version) == library.version) return;
+  std::fprintf(stderr,
+               "reel: this program was compiled against reel %s headers (packet layout %016llx), but links "
+               "the reel %s library (packet layout %016llx): rebuild it against the reel it links\n",
+               app.version, static_cast<unsigned long long>(app.layout), library.version,
+               static_cast<unsigned long long>(library.layout));
+  std::abort();
+}
+}  // namespace detail
+
+Renderer::Renderer(Device& device, RendererConfig config, AbiStamp app)
+    : device_((detail::checkAbi(app), device)),
       config_(config),
       nextFrame_(config.firstFrameNumber),
       leases_(std::make_unique<detail::LeasePool>()),

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "reel/runtime/abi.h"
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/device.h"
 #include "reel/runtime/frame.h"
@@ -105,7 +106,9 @@ struct LeasePool;  // renderer.cpp: the frame records that FrameLeases hold
 
 class Renderer {
  public:
-  Renderer(Device& device, RendererConfig config = {});
+  // `app` is evaluated in the caller's translation unit: the library checks that the caller was compiled
+  // against the same layouts (abi.h) and stops with a message naming both if not. Leave it defaulted.
+  Renderer(Device& device, RendererConfig config = {}, AbiStamp app = AbiStamp::current());
   ~Renderer();  // flushes every kicked frame, then stops the render thread
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
