@@ -95,8 +95,8 @@ void expectSameCalls(const Calls& actual, const Calls& expected) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t i = 0; i < actual.size(); ++i) {
     ASSERT_EQ(actual[i].frame, expected[i].frame) << "call " << i;
-    ASSERT_EQ(actual[i].type, expected[i].type) << "call " << i << ": " << commandName(actual[i].type) << " vs "
-                                                << commandName(expected[i].type);
+    ASSERT_EQ(actual[i].type, expected[i].type)
+        << "call " << i << ": " << commandName(actual[i].type) << " vs " << commandName(expected[i].type);
     ASSERT_EQ(actual[i].payload, expected[i].payload) << "call " << i << " " << commandName(actual[i].type);
     ASSERT_EQ(actual[i].aux, expected[i].aux) << "call " << i;
     ASSERT_EQ(actual[i].tag, expected[i].tag) << "call " << i;
@@ -135,9 +135,8 @@ TEST(Replay, FrameOrderMatchesTheRenderThread) {
     // Walking the sorted order gives the device's calls of that frame, packet by packet.
     std::vector<CommandType> types;
     for (const auto& k : order.sorted) {
-      frame->buckets[k.bucket].forEachInChain(k.key, [&](const trace::PacketRecord& p) {
-        types.push_back(static_cast<CommandType>(p.type));
-      });
+      frame->buckets[k.bucket].forEachInChain(
+          k.key, [&](const trace::PacketRecord& p) { types.push_back(static_cast<CommandType>(p.type)); });
     }
     std::vector<CommandType> expected;
     for (const auto& c : callsOf(app, frame->number, frame->number, true)) expected.push_back(c.type);
@@ -151,7 +150,7 @@ TEST(Replay, TrimmedTraceReplaysTheSameFrames) {
   fs::remove(trimmed);
   const Calls app = runApp(7, path, 0, 6);
   const std::string command = std::string(REEL_CLI_PATH) + " trim " + path.string() + " --frames 3-5 -o " +
-                              trimmed.string() + " > /dev/null";
+                              trimmed.string() + " --device null > /dev/null 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0);
   auto reader = trace::TraceReader::open(trimmed.string());
   ASSERT_TRUE(reader.ok()) << reader.error().message;

@@ -1,20 +1,21 @@
-// reel trim TRACE --frames A-B -o OUT: a new self-contained trace of frames A..B, made without a GPU.
+// reel trim TRACE --frames A-B -o OUT: a new self-contained trace of frames A..B.
 //
-// The frames before A are replayed on the null device, so that at frame A the renderer holds exactly
-// the resources the app had, then a capture of A..B writes them first, as a capture started at A does.
-// The null device keeps every byte that requests, buffer updates and copies write, but does not
-// rasterize: a resource that the GPU itself wrote before A (a render target kept across frames, a
-// compute output) starts the trimmed trace with what requests and copies left in it.
+// The trace is replayed through the replay engine on a device (a GPU, else lavapipe; --device picks
+// one) up to frame A, then a capture of A..B runs beside it, which starts the new trace with every
+// resource alive at A and its contents read back from the device, exactly as a capture started at A in
+// the app would: mips the GPU generated, render targets kept across frames, compute outputs included.
+// `--device null` trims without a GPU, but the null device rasterizes nothing, so what the GPU wrote
+// before A is missing from the new trace; reel trim says so.
 
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 
+#include "../progress.h"
 #include "../trace_input.h"
 #include "reel/capture/capture.h"
-#include "reel/replay/frame_feeder.h"
-#include "reel/runtime/null_device.h"
+#include "reel/replay/session.h"
 
 namespace reel::cli {
 namespace {
@@ -23,12 +24,16 @@ class TrimCommand final : public Subcommand {
  public:
   const char* name() const override { return "trim"; }
   const char* description() const override {
-    return "Write a new self-contained trace of frames A-B (no GPU needed)";
+    return "Write a new self-contained trace of frames A-B, replayed to A on a device";
   }
   void addOptions(CLI::App& app) override {
     app.add_option("TRACE", path_, "Trace file (.reel)")->required();
     app.add_option("--frames", frames_, "Frames to keep: A-B, A or A-")->required();
     app.add_option("-o,--output", output_, "The new trace")->required();
+    app.add_option("--device", device_,
+                   "Device to replay on: substring of its name (default: REEL_DEVICE, else automatic); "
+                   "'null' for no GPU (what the GPU wrote before A is then missing)");
+    app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
   }
 
   int run() override {
@@ -44,56 +49,61 @@ class TrimCommand final : public Subcommand {
       throw BadInput(output_ + ": folder " + folder.string() + " does not exist");
     const fs::path temporary = fs::path(output_ + ".tmp" + std::to_string(::getpid()));
 
-    NullDevice device(/*recordCalls=*/false, h.device);
-    Renderer renderer(device, {.framesInFlight = 2, .firstFrameNumber = reader.frameNumber(0)});
-    auto feeder = replay::FrameFeeder::create(renderer, h);
-    if (!feeder) throw BadInput(path_ + ": " + feeder.error().message);
-    auto resources = reader.readResources();
-    if (!resources) throw BadInput(resources.error().message);
+    replay::SessionOptions sessionOptions;
+    sessionOptions.device = device_;
+    sessionOptions.validate = validate_;
+    sessionOptions.applicationName = "reel trim";
+    auto session = replay::ReplaySession::create(reader, sessionOptions);
+    if (!session) throw BadInput(session.error().message);
+    replay::ReplaySession& s = **session;
+    if (device_ == "null") {
+      std::fprintf(stderr,
+                   "reel trim: warning: the null device rasterizes nothing: what the GPU wrote before frame "
+                   "%llu (render targets, compute outputs, generated mips) is not in %s\n",
+                   static_cast<unsigned long long>(reader.frameNumber(first)), output_.c_str());
+    }
+
+    // Frames before A build A's state; the capture then sees A..B as the app's capture would have.
+    Progress progress("trim", last + 1);
+    auto replay = [&](size_t index) {
+      auto replayed = s.replayFrame(index);
+      if (!replayed) throw BadInput(path_ + ": " + replayed.error().message);
+      progress.step(index + 1);
+    };
+    for (size_t i = 0; i < first; ++i) replay(i);
 
     capture::CaptureOptions options;
     options.path = temporary.string();
-    options.firstFrame = reader.frameNumber(first);
-    options.lastFrame = reader.frameNumber(last);
+    options.firstFrame = s.renderer().recordingFrame();  // the next frame kicked: A
+    options.lastFrame = options.firstFrame + (last - first);
     options.appName = h.appName;
     options.appArgs = h.appArgs;
     options.handleSignals = false;
-    // Observes the frames beside the feeder, which goes on checking each frame's sorted order.
-    auto capture = capture::Capture::start(renderer, options);
+    auto capture = capture::Capture::start(s.renderer(), options);
     if (!capture) throw BadInput(output_ + ": " + capture.error().message);
-
     auto cleanup = [&] {
       capture->reset();
       fs::remove(temporary, ec);
     };
-    for (const auto& record : *resources) {
-      if (auto ok = (*feeder)->submitResources(record); !ok) {
-        cleanup();
-        throw BadInput(path_ + ": " + ok.error().message);
-      }
+    try {
+      for (size_t i = first; i <= last; ++i) replay(i);
+    } catch (...) {
+      cleanup();
+      throw;
     }
-    for (size_t i = 0; i <= last; ++i) {
-      auto frame = reader.readFrame(i);
-      if (!frame) {
-        cleanup();
-        throw BadInput(frame.error().message);
-      }
-      if (auto ok = (*feeder)->submitFrame(*frame); !ok) {
-        cleanup();
-        throw BadInput(path_ + ": " + ok.error().message);
-      }
-      renderer.kick();
-    }
+    s.renderer().flushAndWait();
     if (auto finished = (*capture)->finish(); !finished) {
       cleanup();
       throw BadInput(output_ + ": " + finished.error().message);
     }
     const capture::CaptureStats stats = (*capture)->stats();
     capture->reset();
+    progress.finish();
+    const std::vector<std::string> deviceErrors = s.takeDeviceErrors();
+    for (const std::string& e : deviceErrors) std::fprintf(stderr, "reel trim: device: %s\n", e.c_str());
     // As `reel replay` does: a frame whose replayed sorted order differs from the recorded one means the
     // sort changed since the trace was made (frames before A count too: they build A's state).
-    renderer.flushAndWait();
-    for (const auto& m : (*feeder)->sortMismatches()) {
+    for (const auto& m : s.feeder().sortMismatches()) {
       std::fprintf(stderr, "frame %llu: the sorted order differs from the recorded one (sort changed)\n",
                    static_cast<unsigned long long>(m.frame));
     }
@@ -111,7 +121,8 @@ class TrimCommand final : public Subcommand {
   }
 
  private:
-  std::string path_, frames_, output_;
+  std::string path_, frames_, output_, device_;
+  bool validate_ = false;
 };
 
 }  // namespace
