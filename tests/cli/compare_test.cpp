@@ -26,6 +26,12 @@ TEST(CliCompare, IdenticalImagesExitZero) {
   const RunResult r = runReel("compare " + (dir / "a.png").string() + " " + (dir / "b.png").string());
   EXPECT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("match: 0 of 64 pixels differ"), std::string::npos) << r.out;
+  // Identical images have an infinite PSNR, which JSON cannot hold: null, never an out-of-range number.
+  const RunResult json =
+      runReel("compare " + (dir / "a.png").string() + " " + (dir / "b.png").string() + " --json");
+  EXPECT_EQ(json.exitCode, 0) << json.err;
+  EXPECT_NE(json.out.find("\"psnr_db\":null"), std::string::npos) << json.out;
+  EXPECT_EQ(json.out.find("1e999"), std::string::npos) << json.out;
 }
 
 TEST(CliCompare, DifferenceOverToleranceExitsOneAndWritesTheDiff) {
@@ -76,7 +82,9 @@ TEST(CliCompare, BadInputIsOneLineAndExitTwo) {
   } cases[] = {
       {"compare " + a + " " + (dir / "missing.png").string(), "missing.png: no such file"},
       {"compare " + a + " " + (dir / "text.png").string(), "text.png: not a PNG file"},
-      {"compare " + a + " " + dir.string(), "two images or two folders"},
+      {"compare " + a + " " + dir.string(), dir.string() + " is a folder and " + a + " a file"},
+      {"compare " + dir.string() + " " + a, dir.string() + " is a folder and " + a + " a file"},
+      {"compare " + a + " /dev/zero", "/dev/zero: not a regular file"},
       {"compare " + a + " " + a + " --threshold 300", "threshold"},
       {"compare " + a, "B is required"},
       {"compare " + a + " " + a + " --no-such-flag", "no-such-flag"},

@@ -1,10 +1,17 @@
-#include <gtest/gtest.h>
+#include "reel/image/image.h"
 
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <future>
 
 #include "reel/image/compare.h"
-#include "reel/image/image.h"
 
 namespace reel::image {
 namespace {
@@ -78,7 +85,7 @@ TEST(Compare, IdenticalImagesMatchWithInfinitePsnr) {
 TEST(Compare, ThresholdAndFractionDecide) {
   const Image expected = gradient(10, 10);
   Image actual = expected;
-  actual.pixel(3, 3)[1] += 2;   // small difference
+  actual.pixel(3, 3)[1] += 2;     // small difference
   actual.pixel(7, 1)[2] ^= 0x80;  // large difference
   Comparison exact = compare(actual, expected);
   EXPECT_FALSE(exact.matches);
@@ -133,6 +140,53 @@ TEST(Texels, RefusesTooFewBytes) {
   auto r = fromTexels(1, 1, Format::RGBA8Unorm, two);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("needs 4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace reel::image
+
+namespace reel::image {
+namespace {
+
+// Reads `path` on another thread; fails the test (and ends the process, whose reading thread cannot be
+// stopped) if that takes more than a few seconds, instead of hanging the suite.
+Result<Image> readPngWithin5s(const std::filesystem::path& path) {
+  auto reading = std::async(std::launch::async, [path] { return readPng(path); });
+  if (reading.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    ADD_FAILURE() << "readPng(" << path << ") did not return within 5 s";
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
+  return reading.get();
+}
+
+TEST(PngFile, AFifoIsRefusedWithoutBlocking) {
+  const auto fifo = tempDir() / "fifo.png";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto read = readPngWithin5s(fifo);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().message.find(fifo.string() + ": not a regular file"), std::string::npos)
+      << read.error().message;
+}
+
+TEST(PngFile, AnEndlessDeviceIsRefusedWithoutReadingIt) {
+  const auto read = readPngWithin5s("/dev/zero");
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().message.find("/dev/zero: not a regular file"), std::string::npos)
+      << read.error().message;
+}
+
+TEST(PngFile, ALargeFileOfSomethingElseIsRefusedByItsSignature) {
+  const auto path = tempDir() / "not_a.png";
+  {
+    std::ofstream file(path, std::ios::binary);
+    file << std::string(1 << 20, 'x');
+  }
+  const auto read = readPng(path);
+  ASSERT_FALSE(read.ok());
+  EXPECT_NE(read.error().message.find(path.string() + ": not a PNG file"), std::string::npos)
+      << read.error().message;
 }
 
 }  // namespace

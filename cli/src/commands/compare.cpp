@@ -69,7 +69,7 @@ class CompareCommand final : public Subcommand {
         o.add("name", pair.name).add("match", c.matches).add("same_size", c.sameSize);
         o.add("pixels", c.pixels).add("differing_pixels", c.differingPixels);
         o.add("differing_fraction", c.differingFraction()).add("max_difference", c.maxDifference);
-        o.add("psnr_db", c.psnr);
+        o.add("psnr_db", c.psnr);  // null when the images are identical (infinite PSNR)
         if (!diffPath.empty()) o.add("diff", diffPath.string());
         jsonPairs += (jsonPairs.empty() ? "" : ",") + o.str();
       } else {
@@ -100,7 +100,10 @@ class CompareCommand final : public Subcommand {
       if (!fs::exists(p, ec)) throw BadInput(p.string() + ": no such file or folder");
     }
     const bool aDir = fs::is_directory(a_), bDir = fs::is_directory(b_);
-    if (aDir != bDir) throw BadInput("compare needs two images or two folders, not one of each");
+    if (aDir != bDir) {
+      throw BadInput((aDir ? a_ : b_).string() + " is a folder and " + (aDir ? b_ : a_).string() +
+                     " a file: compare needs two images or two folders");
+    }
     if (!aDir) return {Pair{a_.filename().string(), a_, b_}};
     std::vector<Pair> pairs;
     for (const auto& entry : fs::directory_iterator(a_)) {

@@ -42,7 +42,7 @@ inline std::string jsonString(std::string_view s) {
 }
 
 inline std::string jsonNumber(double v) {
-  if (!std::isfinite(v)) return v > 0 ? "1e999" : "null";  // 1e999 reads back as +infinity in most parsers
+  if (!std::isfinite(v)) return "null";  // JSON has no infinity or NaN; each key documents what null means
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
