@@ -3,9 +3,11 @@
 //   reel-sample --scene cubes --frames 60 --out out/   ->  out/frame_0.png ... out/frame_59.png
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
+#include "reel/capture/environment.h"
 #include "reel/image/image.h"
 #include "reel/window/window.h"
 #include "run.h"
@@ -162,10 +164,21 @@ int main(int argc, char** argv) {
     }
     options.pressF12At = pressF12At;
   }
-  options.log = [](std::string_view line) {
-    std::printf("reel-sample: %.*s\n", static_cast<int>(line.size()), line.data());
-    std::fflush(stdout);
+  // With --stats, stdout holds the JSON alone; what people read goes to stderr.
+  FILE* const human = stats ? stderr : stdout;
+  options.log = [human](std::string_view line) {
+    std::fprintf(human, "reel-sample: %.*s\n", static_cast<int>(line.size()), line.data());
+    std::fflush(human);
   };
+  // A malformed capture variable is bad input like a malformed flag (the capture itself starts later).
+  const char* envFrames = std::getenv("REEL_CAPTURE_FRAMES");
+  const char* envPath = std::getenv("REEL_CAPTURE");
+  if (options.captureOut.empty() && envPath && *envPath && envFrames && *envFrames) {
+    if (auto range = reel::capture::parseFrameRange(envFrames); !range) {
+      std::fprintf(stderr, "reel-sample: %s\n", range.error().message.c_str());
+      return 2;
+    }
+  }
   options.frames = frames ? frames : (options.headless ? 120 : 0);
   options.collectTimings = stats;
 
@@ -212,12 +225,13 @@ int main(int argc, char** argv) {
     images += "; " + std::to_string(r.presents) + " frames presented, swapchain created " +
               std::to_string(r.swapchainRecreations) + " times";
   }
-  std::printf(
+  std::fprintf(
+      human,
       "reel-sample: %s, %llu frames in %.2f s (%.2f ms/frame, %s, %s, %u in flight) on %s; %s; %zu errors\n",
       options.scene.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
       r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, options.headless ? "headless" : "windowed",
       (std::to_string(options.width) + "x" + std::to_string(options.height)).c_str(), options.framesInFlight,
       r.device.name.c_str(), images.c_str(), r.errorCount);
-  if (!r.captureSummary.empty()) std::printf("reel-sample: capture: %s\n", r.captureSummary.c_str());
+  if (!r.captureSummary.empty()) std::fprintf(human, "reel-sample: capture: %s\n", r.captureSummary.c_str());
   return r.errorCount == 0 && r.errors.empty() && r.imageErrors.empty() && writeError.empty() ? 0 : 1;
 }

@@ -33,16 +33,17 @@ class ReelSampleEnvironment : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Runs reel-sample headless on lavapipe with `environment` before it; returns its output, and fails the
-  // test when it does not exit with 0.
-  std::string run(const std::string& environment, const std::string& arguments) {
+  // Runs reel-sample headless on lavapipe with `environment` before it; returns its output (stdout, then
+  // stderr unless `stdoutOnly`), and fails the test when it does not exit with `expectedExit`.
+  std::string run(const std::string& environment, const std::string& arguments, int expectedExit = 0,
+                  bool stdoutOnly = false) {
     const fs::path out = dir_ / "out.txt";
     const std::string command = "REEL_DEVICE=llvmpipe " + environment + " " + REEL_SAMPLE_PATH +
                                 " --scene cubes --draws 20 --frames 5 --width 64 --height 48 --headless " +
-                                arguments + " >" + out.string() + " 2>&1";
+                                arguments + " >" + out.string() + (stdoutOnly ? " 2>/dev/null" : " 2>&1");
     const int status = std::system(command.c_str());
     const std::string text = slurp(out);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << text;
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == expectedExit) << command << "\n" << text;
     return text;
   }
 
@@ -70,6 +71,23 @@ TEST_F(ReelSampleEnvironment, CaptureOutOnTheCommandLineWinsOverTheEnvironment) 
   ASSERT_TRUE(reader.ok()) << reader.error().message << "\n" << out;
   ASSERT_EQ(reader->frameCount(), 1u);
   EXPECT_EQ(reader->frameNumber(0), 2u);
+}
+
+TEST_F(ReelSampleEnvironment, AMalformedFrameRangeIsBadInputExitTwo) {
+  const fs::path trace = dir_ / "env.reel";
+  const std::string out = run("REEL_CAPTURE=" + trace.string() + " REEL_CAPTURE_FRAMES=5-x", "", 2);
+  EXPECT_NE(out.find("REEL_CAPTURE_FRAMES='5-x'"), std::string::npos) << out;
+  EXPECT_FALSE(fs::exists(trace));
+}
+
+TEST_F(ReelSampleEnvironment, StatsWriteOnlyJsonToStdout) {
+  const fs::path trace = dir_ / "env.reel";
+  const std::string out = run("REEL_CAPTURE=" + trace.string(), "--stats", 0, /*stdoutOnly=*/true);
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.front(), '{') << out;
+  EXPECT_EQ(out[out.find_last_not_of('\n')], '}') << out;
+  EXPECT_EQ(out.find("reel-sample:"), std::string::npos) << "a human line on stdout:\n" << out;
+  EXPECT_EQ(out.find("\"device\"", out.find("\"device\"") + 1), std::string::npos) << "key \"device\" twice";
 }
 
 }  // namespace
