@@ -73,6 +73,24 @@ TEST_F(ReelSampleEnvironment, CaptureOutOnTheCommandLineWinsOverTheEnvironment) 
   EXPECT_EQ(reader->frameNumber(0), 2u);
 }
 
+TEST_F(ReelSampleEnvironment, TagsNameSourceFilesRelativeToTheSourceRoot) {
+  const fs::path trace = dir_ / "env.reel";
+  const std::string out = run("REEL_CAPTURE=" + trace.string() + " REEL_CAPTURE_FRAMES=1-1", "");
+  auto reader = trace::TraceReader::open(trace.string());
+  ASSERT_TRUE(reader.ok()) << reader.error().message << "\n" << out;
+  auto frame = reader->readFrame(0);
+  ASSERT_TRUE(frame.ok()) << frame.error().message;
+  size_t tags = 0;
+  for (const auto& bucket : frame->buckets) {
+    for (const trace::TagView& tag : bucket.tags()) {
+      ++tags;
+      EXPECT_FALSE(tag.file.starts_with("/")) << "an absolute path in a trace: " << tag.file;
+      EXPECT_TRUE(tag.file.starts_with("samples/")) << tag.file;
+    }
+  }
+  EXPECT_GT(tags, 0u) << "the sample tags its packets";
+}
+
 TEST_F(ReelSampleEnvironment, AMalformedFrameRangeIsBadInputExitTwo) {
   const fs::path trace = dir_ / "env.reel";
   const std::string out = run("REEL_CAPTURE=" + trace.string() + " REEL_CAPTURE_FRAMES=5-x", "", 2);
