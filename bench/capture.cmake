@@ -4,5 +4,5 @@
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 add_executable(reel_capture_bench capture_bench.cpp)
-target_link_libraries(reel_capture_bench PRIVATE reel_core_internals reel::capture reel::trace reel::replay reel::schema PkgConfig::ZSTD reel_warnings
+target_link_libraries(reel_capture_bench PRIVATE reel_core_internals reel::capture reel::trace reel::replay reel_trace_internals PkgConfig::ZSTD reel_warnings
                       benchmark::benchmark)

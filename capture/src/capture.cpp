@@ -10,14 +10,13 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "frame_ticket.h"
-#include "messages.h"
 #include "reel/runtime/cpu_time.h"
-#include "reel/schema/messages.h"
+#include "reel/trace/writer.h"
 #include "shutdown.h"
-#include "trace_file.h"
 
 namespace reel::capture {
 
@@ -54,7 +53,7 @@ void commandLine(std::string& name, std::vector<std::string>& args) {
 
 struct Capture::State {
   CaptureOptions options;
-  std::unique_ptr<detail::TraceFile> file;
+  std::optional<trace::TraceFileWriter> file;
   uint64_t first = 0;
   int64_t captureTimeNs = 0;
 
@@ -78,8 +77,8 @@ struct Capture::State {
   std::thread writer;
 
   void writerLoop();
-  Result<void> writeFrame(detail::MessageBuilder& builder, FrameTicket& ticket);
-  Result<void> writeHeaderAndResources(detail::MessageBuilder& builder, const FrameTicket* firstTicket);
+  Result<void> writeFrame(trace::MessageEncoder& builder, FrameTicket& ticket);
+  Result<void> writeHeaderAndResources(trace::MessageEncoder& builder, const FrameTicket* firstTicket);
   void releaseStreams(FrameTicket& ticket);
   void popTicket();
   std::string summary() const;
@@ -106,7 +105,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
     state->endBefore = options.lastFrame + 1;
   }
   if (options.appName.empty()) commandLine(options.appName, options.appArgs);
-  auto file = detail::TraceFile::create(options.path, options.compression);
+  auto file = trace::TraceFileWriter::create(options.path, options.compression);
   if (!file) return file.error();
   state->file = std::move(file.value());
   state->captureTimeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -306,10 +305,10 @@ void Capture::State::popTicket() {
   spaceFreed.notify_one();
 }
 
-Result<void> Capture::State::writeHeaderAndResources(detail::MessageBuilder& builder,
+Result<void> Capture::State::writeHeaderAndResources(trace::MessageEncoder& builder,
                                                      const FrameTicket* firstTicket) {
   if (!file->headerWritten()) {
-    detail::HeaderInfo info;
+    trace::HeaderInfo info;
     info.appName = options.appName;
     info.appArgs = options.appArgs;
     if (pendingSnapshot) info.device = pendingSnapshot->device;
@@ -330,15 +329,14 @@ Result<void> Capture::State::writeHeaderAndResources(detail::MessageBuilder& bui
     size_t next = 0;
     do {
       const auto message = builder.resources(resources, next);
-      if (auto r = file->append(message, static_cast<uint8_t>(fb::Body::Resources), resources.frame); !r)
-        return r;
+      if (auto r = file->append(message, trace::MessageKind::Resources, resources.frame); !r) return r;
     } while (next < resources.resources.size());
     pendingSnapshot.reset();
   }
   return {};
 }
 
-Result<void> Capture::State::writeFrame(detail::MessageBuilder& builder, FrameTicket& ticket) {
+Result<void> Capture::State::writeFrame(trace::MessageEncoder& builder, FrameTicket& ticket) {
   if (auto r = writeHeaderAndResources(builder, &ticket); !r) return r;
   std::vector<const CommandBucketBase*> newKeyTypes;
   for (const BucketTicket& b : ticket.buckets) {
@@ -348,27 +346,26 @@ Result<void> Capture::State::writeFrame(detail::MessageBuilder& builder, FrameTi
     newKeyTypes.push_back(b.bucket);
   }
   if (!newKeyTypes.empty()) {
-    if (auto r = file->append(builder.keyLayouts(newKeyTypes), static_cast<uint8_t>(fb::Body::KeyLayouts),
-                              ticket.frame);
+    if (auto r = file->append(builder.keyLayouts(newKeyTypes), trace::MessageKind::KeyLayouts, ticket.frame);
         !r) {
       return r;
     }
   }
   for (const std::string& text : ticket.markers) {
-    if (auto r = file->append(builder.marker(ticket.frame, text), static_cast<uint8_t>(fb::Body::Marker),
-                              ticket.frame);
+    if (auto r = file->append(builder.marker(ticket.frame, text), trace::MessageKind::Marker, ticket.frame);
         !r) {
       return r;
     }
   }
-  detail::FrameCounts counts;
-  auto message = builder.frame(ticket, counts);
+  trace::FrameCounts counts;
+  auto message =
+      builder.frame({ticket.frame, ticket.sortedOrderHash, ticket.requests, ticket.buckets}, counts);
   // The message is built: the render thread may have the streams back before compression starts.
   releaseStreams(ticket);
   const uint64_t frame = ticket.frame;
   popTicket();
   if (!message) return fail(options.path, ": ", message.error().message);
-  if (auto r = file->append(message.value(), static_cast<uint8_t>(fb::Body::Frame), frame); !r) return r;
+  if (auto r = file->append(message.value(), trace::MessageKind::Frame, frame); !r) return r;
   if (auto r = file->frameDone(); !r) return r;
   std::lock_guard lock(mutex);
   ++stats.framesWritten;
@@ -406,7 +403,7 @@ std::string Capture::State::summary() const {
 }
 
 void Capture::State::writerLoop() {
-  detail::MessageBuilder builder;
+  trace::MessageEncoder builder;
   Result<void> status;
   for (;;) {
     std::unique_lock lock(mutex);
@@ -431,11 +428,11 @@ void Capture::State::writerLoop() {
   if (status) status = writeHeaderAndResources(builder, nullptr);
   if (status) {
     std::unique_lock lock(mutex);
-    const detail::CaptureEndInfo end{stats.framesWritten, stats.renderWaits, stats.renderWaitNs,
-                                     endReason.empty() ? "frame range complete" : endReason};
+    const trace::CaptureEndInfo end{stats.framesWritten, stats.renderWaits, stats.renderWaitNs,
+                                    endReason.empty() ? "frame range complete" : endReason};
     if (endReason.empty()) endReason = end.reason;
     lock.unlock();
-    status = file->append(builder.captureEnd(end), static_cast<uint8_t>(fb::Body::CaptureEnd), nextFrame);
+    status = file->append(builder.captureEnd(end), trace::MessageKind::CaptureEnd, nextFrame);
   }
   if (status) status = file->finish();
   std::unique_lock lock(mutex);

@@ -10,15 +10,12 @@
 #include "reel/runtime/device.h"
 #include "reel/runtime/frame.h"
 #include "reel/runtime/resource_context.h"
+#include "reel/trace/writer.h"
 
 namespace reel::capture::detail {
 
-struct BucketTicket {
-  const CommandBucketBase* bucket = nullptr;
-  const BucketStream* stream = nullptr;  // held by the ticket's lease until the writer is done
-  uint64_t epoch = 0;                    // the stream's epoch: unchanged across frames = retained bucket
-  uint16_t index = 0;                    // position among the renderer's buckets
-};
+// What the writer's encoder reads in place: a bucket's stream as the render thread left it.
+using BucketTicket = trace::BucketSource;
 
 struct FrameTicket {
   FrameLease lease;  // keeps requests and every bucket's stream as the render thread left them
@@ -29,22 +26,8 @@ struct FrameTicket {
   std::vector<std::string> markers;         // made while the frame was recorded
 };
 
-struct SnapshotResource {
-  CommandType createType = CommandType::Count;
-  std::vector<std::byte> create;  // the create packet
-  std::vector<std::byte> code;    // a shader's code
-  struct Contents {
-    uint32_t mip = 0;
-    std::vector<std::byte> bytes;
-  };
-  std::vector<Contents> contents;
-  std::string readbackError;
-};
-
-struct Snapshot {
-  uint64_t frame = 0;
-  DeviceInfo device;
-  std::vector<SnapshotResource> resources;
-};
+// The resources alive at the capture start, copied on the render thread for the writer.
+using Snapshot = trace::ResourceSnapshot;
+using SnapshotResource = trace::ResourceSnapshot::Resource;
 
 }  // namespace reel::capture::detail

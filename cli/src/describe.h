@@ -7,7 +7,7 @@
 #include <string>
 
 #include "reel/json/json.h"
-#include "reel/replay/frame_order.h"
+#include "reel/trace/frame_order.h"
 #include "reel/trace/reader.h"
 
 namespace reel::cli {
@@ -39,8 +39,8 @@ struct PacketDescription {
 inline std::optional<PacketDescription> describeSortedPacket(const trace::TraceHeader& h,
                                                              const trace::FrameRecord& frame,
                                                              uint64_t position) {
-  const replay::FrameOrder order = replay::orderFrame(frame);
-  for (const replay::OrderedKey& k : order.sorted) {
+  const trace::FrameOrder order = trace::orderFrame(frame);
+  for (const trace::OrderedKey& k : order.sorted) {
     const trace::BucketRecord& bucket = frame.buckets[k.bucket];
     if (position < k.firstPacket || position >= k.firstPacket + bucket.chainLength(k.key)) continue;
     const trace::PacketRecord p = bucket.packet(k.key, position - k.firstPacket);

@@ -63,14 +63,15 @@ check_install() {
     include/reel/replay/session.h include/reel/image/image.h include/reel/json/json.h; do
     [ -f "$prefix/$f" ] || fail "$prefix/$f was not installed"
   done
-  for f in core vulkan capture trace replay image schema; do
+  for f in core vulkan capture trace replay image; do
     [ -f "$prefix/lib/libreel_$f.a" ] || fail "$prefix/lib/libreel_$f.a was not installed"
   done
   # reel-viewer goes with the tools when this build has it.
   if [ -x "$build/viewer/reel-viewer" ]; then
     [ -x "$prefix/bin/reel-viewer" ] || fail "reel-viewer was built but not installed"
   fi
-  # The public folders only: runtime/internal (radix sort, CPU clocks), vulkan/src and schema stay home.
+  # The public folders only: runtime/internal (radix sort, CPU clocks), vulkan/src and trace/internal (the
+  # generated FlatBuffers code, the container) stay home.
   local folders
   folders=$(cd "$prefix/include" && find . -type d | sort | tr '\n' ' ')
   [ "$folders" = ". ./reel ./reel/capture ./reel/image ./reel/json ./reel/replay ./reel/runtime ./reel/runtime/detail ./reel/trace ./reel/vulkan " ] ||

@@ -286,7 +286,7 @@ TEST_F(ReaderTest, WithoutItsIndexTheReaderRebuildsTheSameOne) {
     const auto& a = reader->messages()[i];
     const auto& e = (*messages_)[i];
     EXPECT_EQ(a.kind, e.kind) << i;
-    EXPECT_EQ(a.frame, e.frame) << i << " " << schema::messageKindName(e.kind);
+    EXPECT_EQ(a.frame, e.frame) << i << " " << trace::messageKindName(e.kind);
     EXPECT_EQ(a.chunk, e.chunk) << i;
     EXPECT_EQ(a.offset, e.offset) << i;
     EXPECT_EQ(a.size, e.size) << i;

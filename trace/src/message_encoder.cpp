@@ -1,16 +1,13 @@
-#include "messages.h"
+#include "message_encoder.h"
 
 #include <cstring>
 
 #include "reel/runtime/commands.h"
 #include "reel/runtime/frame.h"
 #include "reel/schema/messages.h"
+#include "reel/version.h"
 
-#ifndef REEL_VERSION_STRING
-#define REEL_VERSION_STRING "unknown"
-#endif
-
-namespace reel::capture::detail {
+namespace reel::trace {
 namespace {
 
 using flatbuffers::Offset;
@@ -53,7 +50,7 @@ Offset<Vector<uint8_t>> bytes(flatbuffers::FlatBufferBuilder& fbb, std::span<con
 
 }  // namespace
 
-size_t MessageBuilder::Columns::TagKeyHash::operator()(const TagKey& k) const {
+size_t MessageEncoder::Impl::Columns::TagKeyHash::operator()(const TagKey& k) const {
   uint64_t h = k.file;
   h = h * 0x9E3779B97F4A7C15ull ^ k.function;
   h = h * 0x9E3779B97F4A7C15ull ^ k.line;
@@ -61,7 +58,7 @@ size_t MessageBuilder::Columns::TagKeyHash::operator()(const TagKey& k) const {
   return static_cast<size_t>(h ^ (h >> 29));
 }
 
-void MessageBuilder::Columns::clear() {
+void MessageEncoder::Impl::Columns::clear() {
   keys.clear();
   chainLengths.clear();
   linkBody.clear();
@@ -79,96 +76,96 @@ void MessageBuilder::Columns::clear() {
   tagIndex.clear();
 }
 
-MessageBuilder::MessageBuilder() : fbb_(1u << 20) {}
+MessageEncoder::Impl::Impl() : fbb(1u << 20) {}
 
-std::span<const uint8_t> MessageBuilder::finish(uint8_t kind, Offset<void> body) {
-  fb::MessageBuilder message(fbb_);
+std::span<const uint8_t> MessageEncoder::Impl::finish(MessageKind kind, Offset<void> body) {
+  fb::MessageBuilder message(fbb);
   message.add_body_type(static_cast<fb::Body>(kind));
   message.add_body(body);
-  fb::FinishSizePrefixedMessageBuffer(fbb_, message.Finish());
-  return {fbb_.GetBufferPointer(), fbb_.GetSize()};
+  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+  return {fbb.GetBufferPointer(), fbb.GetSize()};
 }
 
-std::span<const uint8_t> MessageBuilder::header(const HeaderInfo& info) {
-  fbb_.Clear();
+std::span<const uint8_t> MessageEncoder::Impl::header(const HeaderInfo& info) {
+  fbb.Clear();
   std::vector<Offset<fb::Command>> commands;
   for (const CommandInfo& c : commandTable()) {
     std::vector<Offset<fb::Field>> fields;
-    for (const FieldInfo& f : c.fields) fields.push_back(field(fbb_, f));
-    commands.push_back(fb::CreateCommand(fbb_, static_cast<uint16_t>(c.type), fbb_.CreateString(c.name),
+    for (const FieldInfo& f : c.fields) fields.push_back(field(fbb, f));
+    commands.push_back(fb::CreateCommand(fbb, static_cast<uint16_t>(c.type), fbb.CreateString(c.name),
                                          static_cast<uint8_t>(c.queue), c.size, c.layoutHash,
-                                         fbb_.CreateVector(fields)));
+                                         fbb.CreateVector(fields)));
   }
   std::vector<Offset<fb::KeyLayout>> layouts;
-  for (const CommandBucketBase* bucket : info.keyTypes) layouts.push_back(keyLayout(fbb_, *bucket));
+  for (const CommandBucketBase* bucket : info.keyTypes) layouts.push_back(keyLayout(fbb, *bucket));
   std::vector<Offset<String>> args;
-  for (const std::string& arg : info.appArgs) args.push_back(fbb_.CreateString(arg));
+  for (const std::string& arg : info.appArgs) args.push_back(fbb.CreateString(arg));
   std::vector<Offset<String>> kinds;
   for (uint32_t k = 0; k < static_cast<uint32_t>(ResourceKind::Count); ++k) {
-    kinds.push_back(fbb_.CreateString(resourceKindName(static_cast<ResourceKind>(k))));
+    kinds.push_back(fbb.CreateString(resourceKindName(static_cast<ResourceKind>(k))));
   }
   const auto header = fb::CreateHeader(
-      fbb_, schema::kFormatMajor, schema::kFormatMinor, fbb_.CreateString(REEL_VERSION_STRING),
-      fbb_.CreateString(info.appName), fbb_.CreateVector(args), fbb_.CreateString(info.device.name),
-      fbb_.CreateString(info.device.driver), fbb_.CreateString(info.device.apiVersion),
-      fbb_.CreateString(info.device.type), info.captureTimeNs, info.firstFrame, /*tagsEnabled=*/true,
-      fbb_.CreateVector(layouts), fbb_.CreateVector(commands), fbb_.CreateVector(kinds));
-  return finish(static_cast<uint8_t>(fb::Body::Header), header.Union());
+      fbb, schema::kFormatMajor, schema::kFormatMinor, fbb.CreateString(REEL_VERSION_STRING),
+      fbb.CreateString(info.appName), fbb.CreateVector(args), fbb.CreateString(info.device.name),
+      fbb.CreateString(info.device.driver), fbb.CreateString(info.device.apiVersion),
+      fbb.CreateString(info.device.type), info.captureTimeNs, info.firstFrame, /*tagsEnabled=*/true,
+      fbb.CreateVector(layouts), fbb.CreateVector(commands), fbb.CreateVector(kinds));
+  return finish(MessageKind::Header, header.Union());
 }
 
-std::span<const uint8_t> MessageBuilder::keyLayouts(std::span<const CommandBucketBase* const> keyTypes) {
-  fbb_.Clear();
+std::span<const uint8_t> MessageEncoder::Impl::keyLayouts(
+    std::span<const CommandBucketBase* const> keyTypes) {
+  fbb.Clear();
   std::vector<Offset<fb::KeyLayout>> layouts;
-  for (const CommandBucketBase* bucket : keyTypes) layouts.push_back(keyLayout(fbb_, *bucket));
-  return finish(static_cast<uint8_t>(fb::Body::KeyLayouts),
-                fb::CreateKeyLayouts(fbb_, fbb_.CreateVector(layouts)).Union());
+  for (const CommandBucketBase* bucket : keyTypes) layouts.push_back(keyLayout(fbb, *bucket));
+  return finish(MessageKind::KeyLayouts, fb::CreateKeyLayouts(fbb, fbb.CreateVector(layouts)).Union());
 }
 
-std::span<const uint8_t> MessageBuilder::resources(const Snapshot& snapshot, size_t& next) {
-  fbb_.Clear();
+std::span<const uint8_t> MessageEncoder::Impl::resources(const ResourceSnapshot& snapshot, size_t& next) {
+  fbb.Clear();
   std::vector<Offset<fb::LiveResource>> out;
   uint64_t bytesSoFar = 0;
   while (next < snapshot.resources.size()) {
-    const SnapshotResource& r = snapshot.resources[next];
+    const ResourceSnapshot::Resource& r = snapshot.resources[next];
     uint64_t size = r.create.size() + r.code.size() + 64;
     for (const auto& c : r.contents) size += c.bytes.size() + 16;
     if (!out.empty() && bytesSoFar + size > kMaxResourcesMessageBytes) break;
     bytesSoFar += size;
     std::vector<Offset<fb::ResourceContents>> contents;
     for (const auto& c : r.contents)
-      contents.push_back(fb::CreateResourceContents(fbb_, c.mip, bytes(fbb_, c.bytes)));
-    out.push_back(fb::CreateLiveResource(fbb_, static_cast<uint16_t>(r.createType), bytes(fbb_, r.create),
-                                         bytes(fbb_, r.code),
-                                         contents.empty() ? 0 : fbb_.CreateVector(contents),
-                                         r.readbackError.empty() ? 0 : fbb_.CreateString(r.readbackError)));
+      contents.push_back(fb::CreateResourceContents(fbb, c.mip, bytes(fbb, c.bytes)));
+    out.push_back(fb::CreateLiveResource(fbb, static_cast<uint16_t>(r.createType), bytes(fbb, r.create),
+                                         bytes(fbb, r.code),
+                                         contents.empty() ? 0 : fbb.CreateVector(contents),
+                                         r.readbackError.empty() ? 0 : fbb.CreateString(r.readbackError)));
     ++next;
   }
-  const auto message = fb::CreateResources(fbb_, snapshot.frame, fbb_.CreateVector(out));
-  return finish(static_cast<uint8_t>(fb::Body::Resources), message.Union());
+  const auto message = fb::CreateResources(fbb, snapshot.frame, fbb.CreateVector(out));
+  return finish(MessageKind::Resources, message.Union());
 }
 
-std::span<const uint8_t> MessageBuilder::marker(uint64_t frame, std::string_view text) {
-  fbb_.Clear();
-  const auto message = fb::CreateMarker(fbb_, frame, fbb_.CreateString(text.data(), text.size()));
-  return finish(static_cast<uint8_t>(fb::Body::Marker), message.Union());
+std::span<const uint8_t> MessageEncoder::Impl::marker(uint64_t frame, std::string_view text) {
+  fbb.Clear();
+  const auto message = fb::CreateMarker(fbb, frame, fbb.CreateString(text.data(), text.size()));
+  return finish(MessageKind::Marker, message.Union());
 }
 
-std::span<const uint8_t> MessageBuilder::captureEnd(const CaptureEndInfo& info) {
-  fbb_.Clear();
-  const auto message = fb::CreateCaptureEnd(fbb_, info.frames, info.renderWaits, info.renderWaitNs,
-                                            fbb_.CreateString(info.reason));
-  return finish(static_cast<uint8_t>(fb::Body::CaptureEnd), message.Union());
+std::span<const uint8_t> MessageEncoder::Impl::captureEnd(const CaptureEndInfo& info) {
+  fbb.Clear();
+  const auto message = fb::CreateCaptureEnd(fbb, info.frames, info.renderWaits, info.renderWaitNs,
+                                            fbb.CreateString(info.reason));
+  return finish(MessageKind::CaptureEnd, message.Union());
 }
 
-uint32_t MessageBuilder::string(std::string_view text) {
+uint32_t MessageEncoder::Impl::string(std::string_view text) {
   auto [it, inserted] =
-      columns_.messageString.try_emplace(text, static_cast<uint32_t>(columns_.strings.size()));
-  if (inserted) columns_.strings.push_back(text);
+      columns.messageString.try_emplace(text, static_cast<uint32_t>(columns.strings.size()));
+  if (inserted) columns.strings.push_back(text);
   return it->second;
 }
 
-uint32_t MessageBuilder::tag(const TagRecord& record) {
-  Columns& c = columns_;
+uint32_t MessageEncoder::Impl::tag(const TagRecord& record) {
+  Columns& c = columns;
   // File and function are the program's literals: the pointer identifies them, no hashing of text.
   auto literal = [&](const char* s) {
     auto [it, inserted] = c.literalString.try_emplace(s, 0);
@@ -182,8 +179,8 @@ uint32_t MessageBuilder::tag(const TagRecord& record) {
   return it->second;
 }
 
-uint32_t MessageBuilder::body(const BucketStream& stream, uint32_t packet) {
-  Columns& c = columns_;
+uint32_t MessageEncoder::Impl::body(const BucketStream& stream, uint32_t packet) {
+  Columns& c = columns;
   const PacketHeader& h = stream.header(packet);
   const uint32_t index = static_cast<uint32_t>(c.bodyType.size());
   c.bodyType.push_back(h.type);
@@ -194,10 +191,10 @@ uint32_t MessageBuilder::body(const BucketStream& stream, uint32_t packet) {
   return index;
 }
 
-Offset<void> MessageBuilder::bucket(const BucketTicket& ticket, FrameCounts& counts) {
-  Columns& c = columns_;
+Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCounts& counts) {
+  Columns& c = columns;
   c.clear();
-  const BucketStream& stream = *ticket.stream;
+  const BucketStream& stream = *source.stream;
   bool anyTag = false;
   // Keys in the order the render thread merges them: block by block, each block front to back.
   for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
@@ -247,9 +244,9 @@ Offset<void> MessageBuilder::bucket(const BucketTicket& ticket, FrameCounts& cou
   counts.packetBytes +=
       c.keys.size() * sizeof(uint64_t) + c.payloadGroups.totalBytes() + c.auxGroups.totalBytes();
 
-  if (ticket.index >= lastEpoch_.size()) lastEpoch_.resize(ticket.index + 1, 0);
-  const bool retained = lastEpoch_[ticket.index] == ticket.epoch;
-  lastEpoch_[ticket.index] = ticket.epoch;
+  if (source.index >= lastEpoch.size()) lastEpoch.resize(source.index + 1, 0);
+  const bool retained = lastEpoch[source.index] == source.epoch;
+  lastEpoch[source.index] = source.epoch;
 
   // The columns as trace.fbs stores them: keys, payloads and aux data byte-shuffled, by groups.
   c.shuffledKeys.resize(c.keys.size() * sizeof(uint64_t));
@@ -262,61 +259,85 @@ Offset<void> MessageBuilder::bucket(const BucketTicket& ticket, FrameCounts& cou
 
   std::vector<Offset<String>> strings;
   strings.reserve(c.strings.size());
-  for (std::string_view s : c.strings) strings.push_back(fbb_.CreateString(s.data(), s.size()));
-  const auto stringVector = strings.empty() ? 0 : fbb_.CreateVector(strings);
+  for (std::string_view s : c.strings) strings.push_back(fbb.CreateString(s.data(), s.size()));
+  const auto stringVector = strings.empty() ? 0 : fbb.CreateVector(strings);
   const auto tags = c.tags.empty() ? 0
-                                   : fbb_.CreateVectorOfStructs(
+                                   : fbb.CreateVectorOfStructs(
                                          reinterpret_cast<const fb::Tag*>(c.tags.data()), c.tags.size() / 4);
   static_assert(sizeof(fb::Tag) == 4 * sizeof(uint32_t));
-  const auto aux = column(fbb_, c.shuffledAux);
-  const auto payload = column(fbb_, c.shuffledPayload);
-  const auto sharedBodies = column(fbb_, c.sharedBodies);
-  const auto bodyAuxSize = column(fbb_, c.bodyAuxSize);
-  const auto bodyType = column(fbb_, c.bodyType);
-  const auto linkTag = column(fbb_, c.linkTag);
-  const auto linkBody = column(fbb_, c.linkBody);
-  const auto chainLengths = column(fbb_, c.chainLengths);
-  const auto keys = column(fbb_, c.shuffledKeys);
-  const auto keyType = fbb_.CreateString(ticket.bucket->keyTypeName());
-  const auto name = fbb_.CreateString(ticket.bucket->name());
-  return fb::CreateBucket(fbb_, ticket.index, name, keyType, retained, keys, chainLengths, linkBody, linkTag,
+  const auto aux = column(fbb, c.shuffledAux);
+  const auto payload = column(fbb, c.shuffledPayload);
+  const auto sharedBodies = column(fbb, c.sharedBodies);
+  const auto bodyAuxSize = column(fbb, c.bodyAuxSize);
+  const auto bodyType = column(fbb, c.bodyType);
+  const auto linkTag = column(fbb, c.linkTag);
+  const auto linkBody = column(fbb, c.linkBody);
+  const auto chainLengths = column(fbb, c.chainLengths);
+  const auto keys = column(fbb, c.shuffledKeys);
+  const auto keyType = fbb.CreateString(source.bucket->keyTypeName());
+  const auto name = fbb.CreateString(source.bucket->name());
+  return fb::CreateBucket(fbb, source.index, name, keyType, retained, keys, chainLengths, linkBody, linkTag,
                           bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector)
       .Union();
 }
 
-Result<std::span<const uint8_t>> MessageBuilder::frame(const FrameTicket& ticket, FrameCounts& counts) {
-  fbb_.Clear();
+Result<std::span<const uint8_t>> MessageEncoder::Impl::frame(const FrameSource& source, FrameCounts& counts) {
+  fbb.Clear();
   // A frame is one message: refuse one FlatBuffers cannot hold rather than let the builder overflow.
   uint64_t estimate = 0;
-  for (const BucketTicket& b : ticket.buckets)
+  for (const BucketSource& b : source.buckets)
     estimate += b.stream->packets.used() + b.stream->keys.used() * 2;
-  if (ticket.requests) estimate += ticket.requests->bytes.size() * 2;
+  if (source.requests) estimate += source.requests->bytes.size() * 2;
   if (estimate > kMaxFrameMessageBytes) {
-    return fail("frame ", ticket.frame, " holds about ", estimate >> 20,
+    return fail("frame ", source.frame, " holds about ", estimate >> 20,
                 " MiB of packets, more than one trace message can hold (", kMaxFrameMessageBytes >> 20,
                 " MiB)");
   }
 
   std::vector<Offset<fb::Bucket>> buckets;
-  buckets.reserve(ticket.buckets.size());
-  for (const BucketTicket& b : ticket.buckets) buckets.push_back(Offset<fb::Bucket>(bucket(b, counts).o));
+  buckets.reserve(source.buckets.size());
+  for (const BucketSource& b : source.buckets) buckets.push_back(Offset<fb::Bucket>(bucket(b, counts).o));
 
   std::vector<Offset<fb::Request>> requests;
-  if (ticket.requests) {
-    const RequestStream& r = *ticket.requests;
+  if (source.requests) {
+    const RequestStream& r = *source.requests;
     requests.reserve(r.requests.size());
     for (const uint32_t offset : r.requests) {
       const PacketHeader& h = r.header(offset);
       const auto type = static_cast<CommandType>(h.type);
-      const auto aux = bytes(fbb_, r.aux(h));
-      const auto payload = bytes(fbb_, {r.payload(offset), commandInfo(type).size});
-      requests.push_back(fb::CreateRequest(fbb_, h.type, payload, aux));
+      const auto aux = bytes(fbb, r.aux(h));
+      const auto payload = bytes(fbb, {r.payload(offset), commandInfo(type).size});
+      requests.push_back(fb::CreateRequest(fbb, h.type, payload, aux));
     }
   }
   const auto frame =
-      fb::CreateFrame(fbb_, ticket.frame, ticket.sortedOrderHash,
-                      requests.empty() ? 0 : fbb_.CreateVector(requests), fbb_.CreateVector(buckets));
-  return finish(static_cast<uint8_t>(fb::Body::Frame), frame.Union());
+      fb::CreateFrame(fbb, source.frame, source.sortedOrderHash,
+                      requests.empty() ? 0 : fbb.CreateVector(requests), fbb.CreateVector(buckets));
+  return finish(MessageKind::Frame, frame.Union());
 }
 
-}  // namespace reel::capture::detail
+// ---- MessageEncoder ----
+
+MessageEncoder::MessageEncoder() : impl_(std::make_unique<Impl>()) {}
+MessageEncoder::~MessageEncoder() = default;
+
+std::span<const uint8_t> MessageEncoder::header(const HeaderInfo& info) {
+  return impl_->header(info);
+}
+std::span<const uint8_t> MessageEncoder::keyLayouts(std::span<const CommandBucketBase* const> keyTypes) {
+  return impl_->keyLayouts(keyTypes);
+}
+std::span<const uint8_t> MessageEncoder::resources(const ResourceSnapshot& snapshot, size_t& next) {
+  return impl_->resources(snapshot, next);
+}
+Result<std::span<const uint8_t>> MessageEncoder::frame(const FrameSource& frame, FrameCounts& counts) {
+  return impl_->frame(frame, counts);
+}
+std::span<const uint8_t> MessageEncoder::marker(uint64_t frame, std::string_view text) {
+  return impl_->marker(frame, text);
+}
+std::span<const uint8_t> MessageEncoder::captureEnd(const CaptureEndInfo& info) {
+  return impl_->captureEnd(info);
+}
+
+}  // namespace reel::trace

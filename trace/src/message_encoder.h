@@ -1,7 +1,6 @@
 #pragma once
-// Builds the trace's FlatBuffers messages (schema/trace.fbs) on the writer thread. Each call returns
-// the finished size-prefixed message, valid until the next call. Column buffers are kept between frames,
-// so a steady stream of frames allocates nothing.
+// MessageEncoder's state (reel/trace/writer.h): one FlatBufferBuilder and one bucket's columns, reused
+// message after message, so that a steady stream of frames allocates nothing.
 
 #include <flatbuffers/flatbuffers.h>
 
@@ -12,53 +11,16 @@
 #include <unordered_map>
 #include <vector>
 
-#include "frame_ticket.h"
-#include "reel/runtime/device.h"
-#include "reel/runtime/result.h"
 #include "reel/runtime/tags.h"
 #include "reel/schema/shuffle.h"
+#include "reel/trace/writer.h"
 
-namespace reel::capture::detail {
-
-struct HeaderInfo {
-  std::string appName;
-  std::vector<std::string> appArgs;
-  DeviceInfo device;
-  int64_t captureTimeNs = 0;
-  uint64_t firstFrame = 0;
-  std::vector<const CommandBucketBase*> keyTypes;  // one bucket per distinct key type
-};
-
-struct CaptureEndInfo {
-  uint64_t frames = 0;
-  uint64_t renderWaits = 0;
-  uint64_t renderWaitNs = 0;
-  std::string reason;
-};
-
-struct FrameCounts {
-  uint64_t packets = 0;
-  uint64_t packetBytes = 0;
-};
+namespace reel::trace {
 
 // Resources messages are split so that none exceeds this (far below FlatBuffers' 2 GiB limit).
 inline constexpr uint64_t kMaxResourcesMessageBytes = 64ull << 20;
 
-class MessageBuilder {
- public:
-  MessageBuilder();
-
-  std::span<const uint8_t> header(const HeaderInfo& info);
-  std::span<const uint8_t> keyLayouts(std::span<const CommandBucketBase* const> keyTypes);
-  // Resources from snapshot.resources[next...]: as many as fit kMaxResourcesMessageBytes (at least one).
-  // Advances `next`.
-  std::span<const uint8_t> resources(const Snapshot& snapshot, size_t& next);
-  // Reads the ticket's retained streams; they may be released as soon as this returns.
-  Result<std::span<const uint8_t>> frame(const FrameTicket& ticket, FrameCounts& counts);
-  std::span<const uint8_t> marker(uint64_t frame, std::string_view text);
-  std::span<const uint8_t> captureEnd(const CaptureEndInfo& info);
-
- private:
+struct MessageEncoder::Impl {
   // One bucket's columns (trace.fbs, table Bucket), reused frame after frame.
   struct Columns {
     std::vector<uint64_t> keys;
@@ -83,15 +45,23 @@ class MessageBuilder {
     void clear();
   };
 
-  flatbuffers::Offset<void> bucket(const BucketTicket& ticket, FrameCounts& counts);
+  Impl();
+  std::span<const uint8_t> header(const HeaderInfo& info);
+  std::span<const uint8_t> keyLayouts(std::span<const CommandBucketBase* const> keyTypes);
+  std::span<const uint8_t> resources(const ResourceSnapshot& snapshot, size_t& next);
+  Result<std::span<const uint8_t>> frame(const FrameSource& source, FrameCounts& counts);
+  std::span<const uint8_t> marker(uint64_t frame, std::string_view text);
+  std::span<const uint8_t> captureEnd(const CaptureEndInfo& info);
+
+  flatbuffers::Offset<void> bucket(const BucketSource& source, FrameCounts& counts);
   uint32_t body(const BucketStream& stream, uint32_t packet);
   uint32_t tag(const TagRecord& record);
   uint32_t string(std::string_view text);
-  std::span<const uint8_t> finish(uint8_t kind, flatbuffers::Offset<void> body);
+  std::span<const uint8_t> finish(MessageKind kind, flatbuffers::Offset<void> body);
 
-  flatbuffers::FlatBufferBuilder fbb_;
-  Columns columns_;
-  std::vector<uint64_t> lastEpoch_;  // per bucket index: the epoch of its stream in the previous frame
+  flatbuffers::FlatBufferBuilder fbb;
+  Columns columns;
+  std::vector<uint64_t> lastEpoch;  // per bucket index: the epoch of its stream in the previous frame
 };
 
-}  // namespace reel::capture::detail
+}  // namespace reel::trace

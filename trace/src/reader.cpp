@@ -1,25 +1,23 @@
 // The container side of the reader: header frame, index frame or a scan of the chunks, chunk loading.
-// The layout is in schema/include/reel/schema/container.h.
+// The layout is in reel/schema/container.h; every zstd frame goes through schema::ChunkDecompressor.
 
 #include "reel/trace/reader.h"
 
-#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_getFrameHeader, ZSTD_decompressBound
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
-#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "decode.h"
-#include "reel/runtime/cpu_time.h"
+#include "reel/schema/compression.h"
 
 namespace reel::trace {
 namespace {
@@ -63,11 +61,6 @@ struct Chunk {
   const std::byte* data() const { return buffer.bytes.get(); }
 };
 
-std::string zstdError(size_t code) {
-  if (ZSTD_getErrorCode(code) == ZSTD_error_checksum_wrong) return "checksum mismatch";
-  return ZSTD_getErrorName(code);
-}
-
 }  // namespace
 
 struct TraceReader::Impl {
@@ -83,7 +76,7 @@ struct TraceReader::Impl {
   std::vector<MessageInfo> messages;
   std::vector<uint32_t> frames;  // message index of each frame, in frame order
   std::map<uint64_t, size_t> frameByNumber;
-  ZSTD_DCtx* dctx = nullptr;
+  schema::ChunkDecompressor decompressor;
   uint32_t cachedChunk = UINT32_MAX;
   std::shared_ptr<Chunk> cached;
   // A chunk's buffer nothing refers to any more, for the next chunk: a fresh multi-megabyte allocation
@@ -92,10 +85,7 @@ struct TraceReader::Impl {
   // The largest chunk the index (or scan) names: chunk buffers are allocated this large, so that any
   // chunk fits the spare and a replay moving from chunk to chunk allocates once.
   uint64_t largestChunk = 0;
-  DecompressStats decompressStats;
   Decoder decoder;
-
-  ~Impl() { ZSTD_freeDCtx(dctx); }
 
   const std::byte* data() const { return file->data(); }
   uint64_t size() const { return file->size(); }
@@ -128,14 +118,8 @@ struct TraceReader::Impl {
 
 Result<void> TraceReader::Impl::checkFrameHeader(uint64_t offset, uint64_t available,
                                                  const char* what) const {
-  ZSTD_frameHeader fh{};
-  const size_t r = ZSTD_getFrameHeader(&fh, data() + offset, available);
-  if (ZSTD_isError(r)) return at(offset, what, ": bad zstd frame header: ", ZSTD_getErrorName(r));
-  if (r != 0) return at(offset, what, ": zstd frame header cut short");
-  if (fh.frameType != ZSTD_frame) return at(offset, what, ": a skippable frame where a zstd frame belongs");
-  // Without its checksum a corrupt chunk could decode to wrong bytes that still pass the verifier.
-  if (!fh.checksumFlag) return at(offset, what, ": zstd frame without a content checksum");
-  if (fh.dictID != 0) return at(offset, what, ": zstd frame needs dictionary ", fh.dictID);
+  if (auto r = schema::ChunkDecompressor::checkFrameHeader(data() + offset, available); !r)
+    return at(offset, what, ": ", r.error().message);
   return {};
 }
 
@@ -154,15 +138,10 @@ Result<std::shared_ptr<Chunk>> TraceReader::Impl::decompress(uint64_t offset, ui
     if (!chunk->buffer.bytes)
       return at(offset, what, ": cannot allocate the ", capacity, " bytes it decompresses to");
   }
-  if (!dctx) dctx = ZSTD_createDCtx();
-  if (!dctx) return at(offset, what, ": cannot create a zstd context");
-  const std::chrono::nanoseconds cpu0 = threadCpuTime();
-  const size_t n =
-      ZSTD_decompressDCtx(dctx, chunk->buffer.bytes.get(), capacity, data() + offset, compressedSize);
-  decompressStats.cpu += threadCpuTime() - cpu0;
-  ++decompressStats.chunks;
-  if (ZSTD_isError(n)) return at(offset, what, ": ", zstdError(n));
-  decompressStats.bytes += n;
+  auto decompressed =
+      decompressor.decompress(data() + offset, compressedSize, chunk->buffer.bytes.get(), capacity);
+  if (!decompressed) return at(offset, what, ": ", decompressed.error().message);
+  const uint64_t n = decompressed.value();
   if (exact && n != capacity)
     return at(offset, what, ": decompressed to ", n, " bytes, the index says ", capacity);
   chunk->size = n;
@@ -174,21 +153,15 @@ Result<void> TraceReader::Impl::readHeader() {
   if (size() < 4 || schema::loadLE32(data()) != schema::kZstdFrameMagic) {
     return at(0, "not a reel trace: it does not start with a zstd frame");
   }
-  const size_t frameSize = ZSTD_findFrameCompressedSize(data(), size());
-  if (ZSTD_isError(frameSize)) {
-    return at(0, "header frame: ",
-              ZSTD_getErrorCode(frameSize) == ZSTD_error_srcSize_wrong ? "cut short"
-                                                                       : ZSTD_getErrorName(frameSize));
-  }
+  const schema::ChunkDecompressor::Extent extent = schema::ChunkDecompressor::frameExtent(data(), size());
+  if (!extent.error.empty()) return at(0, "header frame: ", extent.cutShort ? "cut short" : extent.error);
+  const uint64_t frameSize = extent.bytes;
   if (auto r = checkFrameHeader(0, frameSize, "header frame"); !r) return r;
-  unsigned long long rawSize = ZSTD_getFrameContentSize(data(), frameSize);
-  if (rawSize == ZSTD_CONTENTSIZE_UNKNOWN || rawSize == ZSTD_CONTENTSIZE_ERROR) {
-    rawSize = ZSTD_decompressBound(data(), frameSize);
+  const std::optional<uint64_t> rawSize = schema::ChunkDecompressor::contentBound(data(), frameSize);
+  if (!rawSize || *rawSize > kMaxHeaderBytes) {
+    return at(0, "header frame: implausible size ", rawSize ? std::to_string(*rawSize) : "(none given)");
   }
-  if (rawSize == ZSTD_CONTENTSIZE_ERROR || rawSize > kMaxHeaderBytes) {
-    return at(0, "header frame: implausible size ", static_cast<uint64_t>(rawSize));
-  }
-  auto chunk = decompress(0, frameSize, rawSize, "header frame", false, kMaxHeaderBytes);
+  auto chunk = decompress(0, frameSize, *rawSize, "header frame", false, kMaxHeaderBytes);
   if (!chunk) return chunk.error();
   const Chunk& raw = *chunk.value();
   if (raw.size < schema::kSizePrefixBytes + 8 || !fb::SizePrefixedMessageBufferHasIdentifier(raw.data())) {
@@ -200,7 +173,7 @@ Result<void> TraceReader::Impl::readHeader() {
   const fb::Header* h = message.value()->body_as_Header();
   if (!h)
     return at(0, "not a reel trace: its first message is ",
-              schema::messageKindName(static_cast<uint8_t>(message.value()->body_type())), ", not a header");
+              messageKindName(static_cast<uint8_t>(message.value()->body_type())), ", not a header");
   if (h->format_major() > schema::kFormatMajor) {
     return at(0, "written in trace format ", h->format_major(), ".", h->format_minor(),
               ", newer than this reader (format ", schema::kFormatMajor, ".", schema::kFormatMinor,
@@ -312,26 +285,28 @@ void TraceReader::Impl::scan() {
            " should start: the rest of the file is ignored");
       break;
     }
-    const size_t compressed = ZSTD_findFrameCompressedSize(data() + offset, remaining);
-    if (ZSTD_isError(compressed)) {
+    const schema::ChunkDecompressor::Extent extent =
+        schema::ChunkDecompressor::frameExtent(data() + offset, remaining);
+    if (!extent.error.empty()) {
       std::string readable = chunkIndex == 0 ? "no chunk is readable"
                                              : "chunks 0.." + std::to_string(chunkIndex - 1) +
                                                    framesOfChunk(UINT32_MAX) + " are readable";
-      warn("byte ", offset, ": truncated in chunk ", chunkIndex, " (", ZSTD_getErrorName(compressed),
-           "): ", readable);
+      warn("byte ", offset, ": truncated in chunk ", chunkIndex, " (", extent.error, "): ", readable);
       break;
     }
+    const uint64_t compressed = extent.bytes;
     ChunkInfo info{offset, compressed, 0, false};
     const std::string what = "chunk " + std::to_string(chunkIndex);
-    const unsigned long long bound = ZSTD_decompressBound(data() + offset, compressed);
-    if (bound == ZSTD_CONTENTSIZE_ERROR || bound > options.maxChunkBytes) {
+    const std::optional<uint64_t> bound =
+        schema::ChunkDecompressor::contentBound(data() + offset, compressed);
+    if (!bound || *bound > options.maxChunkBytes) {
       warn("byte ", offset, ": ", what, ": implausible size: its frames are skipped");
       chunks.push_back(info);
       offset += compressed;
       continue;
     }
     recycleCached();
-    auto chunk = decompress(offset, compressed, bound, what, false, options.maxChunkBytes);
+    auto chunk = decompress(offset, compressed, *bound, what, false, options.maxChunkBytes);
     if (!chunk) {
       warnings.push_back(chunk.error().message + ": its frames are skipped");
       chunks.push_back(info);
@@ -424,11 +399,11 @@ Result<std::shared_ptr<const Chunk>> TraceReader::Impl::loadChunk(uint32_t chunk
   const std::string what = "chunk " + std::to_string(chunk) + framesOfChunk(chunk);
   if (!c.readable) return at(c.offset, what, ": corrupt");
   // The index's sizes are claims: the frame must end exactly where the index says.
-  const size_t compressed = ZSTD_findFrameCompressedSize(data() + c.offset, c.compressedSize);
-  if (ZSTD_isError(compressed) || compressed != c.compressedSize) {
-    return at(
-        c.offset, what, ": zstd frame does not span the ", c.compressedSize, " bytes the index gives",
-        ZSTD_isError(compressed) ? std::string(" (") + ZSTD_getErrorName(compressed) + ")" : std::string());
+  const schema::ChunkDecompressor::Extent extent =
+      schema::ChunkDecompressor::frameExtent(data() + c.offset, c.compressedSize);
+  if (!extent.error.empty() || extent.bytes != c.compressedSize) {
+    return at(c.offset, what, ": zstd frame does not span the ", c.compressedSize, " bytes the index gives",
+              extent.error.empty() ? std::string() : " (" + extent.error + ")");
   }
   recycleCached();
   auto raw = decompress(c.offset, c.compressedSize, c.rawSize, what, true, options.maxChunkBytes);
@@ -451,7 +426,7 @@ Result<const fb::Message*> TraceReader::Impl::message(size_t index, std::shared_
   }
   if (static_cast<uint8_t>(message.value()->body_type()) != m.kind) {
     return at(chunks[m.chunk].offset, "chunk ", m.chunk, ": message at offset ", m.offset, " is not the ",
-              schema::messageKindName(m.kind), " the index says");
+              messageKindName(m.kind), " the index says");
   }
   return message;
 }
@@ -550,7 +525,7 @@ size_t TraceReader::frameCount() const {
   return impl_->frames.size();
 }
 const TraceReader::DecompressStats& TraceReader::decompressStats() const {
-  return impl_->decompressStats;
+  return impl_->decompressor.stats();
 }
 
 uint64_t TraceReader::frameNumber(size_t index) const {

@@ -1,4 +1,5 @@
-#include "trace_file.h"
+// The container side of the writer (reel/schema/container.h): the header frame, chunks compressed as a
+// stream of messages, and the index frame with its footer.
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,9 +7,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "reel/schema/compression.h"
 #include "reel/schema/messages.h"
+#include "reel/trace/writer.h"
 
-namespace reel::capture::detail {
+namespace reel::trace {
 namespace {
 
 // A chunk's decompressed bytes are indexed with 32-bit offsets: close a chunk before a message would
@@ -16,145 +19,157 @@ namespace {
 constexpr uint64_t kMaxChunkRawBytes = 1ull << 31;
 constexpr uint8_t kZeros[schema::kMessageAlignment] = {};
 
-Result<void> zstdCheck(size_t code, const char* what) {
-  if (ZSTD_isError(code)) return fail("zstd ", what, ": ", ZSTD_getErrorName(code));
-  return {};
-}
-
 }  // namespace
 
-Result<std::unique_ptr<TraceFile>> TraceFile::create(const std::string& path,
-                                                     const CompressionSettings& settings) {
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  if (!cctx) return fail(path, ": cannot create a zstd context");
-  // The checksum is what catches a corrupt chunk: the FlatBuffers verifier checks offsets, not bytes.
-  for (const auto& [param, value] :
-       {std::pair{ZSTD_c_compressionLevel, settings.level}, std::pair{ZSTD_c_checksumFlag, 1},
-        std::pair{ZSTD_c_enableLongDistanceMatching, settings.longDistanceMatching ? 1 : 0},
-        std::pair{ZSTD_c_windowLog, settings.windowLog}}) {
-    if (param == ZSTD_c_windowLog && value == 0) continue;  // 0: the level's default
-    if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx, param, value), "parameter"); !r) {
-      ZSTD_freeCCtx(cctx);
-      return fail(path, ": ", r.error().message);
-    }
+struct TraceFileWriter::Impl {
+  struct ChunkEntry {
+    uint64_t offset, compressedSize, rawSize;
+  };
+  struct MessageEntry {
+    uint64_t frame;
+    uint32_t chunk, offset, size;
+    uint8_t kind;
+  };
+
+  Impl(int file, std::string filePath, schema::ChunkCompressor chunkCompressor)
+      : fd(file), path(std::move(filePath)), compressor(std::move(chunkCompressor)) {}
+  ~Impl() {
+    if (fd >= 0) ::close(fd);
   }
+
+  Result<void> closeChunk();
+  Result<void> writeAll(const void* data, size_t size);
+  Error ioError(const char* what, int error) const {
+    return fail(path, ": ", what, " at byte ", fileOffset, ": ", std::strerror(error));
+  }
+  template <typename T>
+  Result<T> located(Result<T> r) const {
+    if (r) return r;
+    return fail(path, ": ", r.error().message);
+  }
+
+  int fd;
+  std::string path;
+  schema::ChunkCompressor compressor;  // the settings are its own
+  bool headerWritten = false;
+  bool chunkOpen = false;
+  uint64_t chunkRaw = 0;
+  uint32_t chunkFrames = 0;
+  uint64_t fileOffset = 0;
+  std::vector<ChunkEntry> chunks;
+  std::vector<MessageEntry> messages;
+};
+
+Result<TraceFileWriter> TraceFileWriter::create(const std::string& path,
+                                                const CompressionSettings& settings) {
+  auto compressor = schema::ChunkCompressor::create(settings);
+  if (!compressor) return fail(path, ": ", compressor.error().message);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    const int error = errno;
-    ZSTD_freeCCtx(cctx);
-    return fail("cannot create trace ", path, ": ", std::strerror(error));
-  }
-  return std::unique_ptr<TraceFile>(new TraceFile(fd, path, settings, cctx));
+  if (fd < 0) return fail("cannot create trace ", path, ": ", std::strerror(errno));
+  return TraceFileWriter(std::make_unique<Impl>(fd, path, std::move(compressor.value())));
 }
 
-TraceFile::TraceFile(int fd, std::string path, const CompressionSettings& settings, ZSTD_CCtx* cctx)
-    : fd_(fd), path_(std::move(path)), settings_(settings), cctx_(cctx) {}
+TraceFileWriter::TraceFileWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TraceFileWriter::TraceFileWriter(TraceFileWriter&&) noexcept = default;
+TraceFileWriter& TraceFileWriter::operator=(TraceFileWriter&&) noexcept = default;
+TraceFileWriter::~TraceFileWriter() = default;
 
-TraceFile::~TraceFile() {
-  if (fd_ >= 0) ::close(fd_);
-  ZSTD_freeCCtx(cctx_);
+bool TraceFileWriter::headerWritten() const {
+  return impl_->headerWritten;
+}
+uint64_t TraceFileWriter::fileBytes() const {
+  return impl_->fileOffset;
+}
+uint64_t TraceFileWriter::chunks() const {
+  return impl_->chunks.size();
+}
+uint64_t TraceFileWriter::messageBytes() const {
+  return impl_->compressor.stats().rawBytes;
 }
 
-Error TraceFile::ioError(const char* what, int error) const {
-  return fail(path_, ": ", what, " at byte ", fileOffset_, ": ", std::strerror(error));
-}
-
-Result<void> TraceFile::writeAll(const void* data, size_t size) {
+Result<void> TraceFileWriter::Impl::writeAll(const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
-    const ssize_t n = ::write(fd_, p, size);
+    const ssize_t n = ::write(fd, p, size);
     if (n < 0) {
       if (errno == EINTR) continue;
       return ioError("write failed", errno);
     }
     p += n;
     size -= static_cast<size_t>(n);
-    fileOffset_ += static_cast<uint64_t>(n);
+    fileOffset += static_cast<uint64_t>(n);
   }
   return {};
 }
 
-Result<void> TraceFile::writeHeader(std::span<const uint8_t> message) {
-  // The header is a zstd frame of its own, so that a reader checks the format before any chunk.
+Result<void> TraceFileWriter::writeHeader(std::span<const uint8_t> message) {
+  Impl& s = *impl_;
   std::vector<uint8_t> padded(message.begin(), message.end());
   padded.resize(schema::alignMessage(static_cast<uint64_t>(padded.size())));
-  std::vector<uint8_t> compressed(ZSTD_compressBound(padded.size()));
-  const size_t size =
-      ZSTD_compress2(cctx_, compressed.data(), compressed.size(), padded.data(), padded.size());
-  if (auto r = zstdCheck(size, "header"); !r) return fail(path_, ": ", r.error().message);
-  if (auto r = writeAll(compressed.data(), size); !r) return r;
-  headerWritten_ = true;
-  messageBytes_ += padded.size();
+  std::vector<uint8_t> compressed;
+  if (auto r = s.located(s.compressor.compressFrame(padded.data(), padded.size(), compressed)); !r) return r;
+  if (auto r = s.writeAll(compressed.data(), compressed.size()); !r) return r;
+  s.headerWritten = true;
   return {};
 }
 
-Result<void> TraceFile::compress(const void* data, size_t size, ZSTD_EndDirective mode) {
-  ZSTD_inBuffer in{data, size, 0};
-  for (;;) {
-    if (out_.size() - outUsed_ < ZSTD_CStreamOutSize()) out_.resize(out_.size() * 2 + ZSTD_CStreamOutSize());
-    ZSTD_outBuffer out{out_.data(), out_.size(), outUsed_};
-    const size_t remaining = ZSTD_compressStream2(cctx_, &out, &in, mode);
-    if (auto r = zstdCheck(remaining, "compression"); !r) return fail(path_, ": ", r.error().message);
-    outUsed_ = out.pos;
-    const bool done = mode == ZSTD_e_end ? remaining == 0 : in.pos == in.size;
-    if (done) return {};
+Result<void> TraceFileWriter::append(std::span<const uint8_t> message, MessageKind kind, uint64_t frame) {
+  Impl& s = *impl_;
+  if (s.chunkOpen && s.chunkRaw + message.size() + schema::kMessageAlignment > kMaxChunkRawBytes) {
+    if (auto r = s.closeChunk(); !r) return r;
   }
-}
-
-Result<void> TraceFile::append(std::span<const uint8_t> message, uint8_t kind, uint64_t frame) {
-  if (chunkOpen_ && chunkRaw_ + message.size() + schema::kMessageAlignment > kMaxChunkRawBytes) {
-    if (auto r = closeChunk(); !r) return r;
+  if (!s.chunkOpen) {
+    s.chunkOpen = true;
+    s.chunkRaw = 0;
+    s.chunkFrames = 0;
+    s.compressor.startFrame();
   }
-  if (!chunkOpen_) {
-    chunkOpen_ = true;
-    chunkRaw_ = 0;
-    chunkFrames_ = 0;
-    outUsed_ = 0;
-  }
-  messages_.push_back(MessageEntry{frame, static_cast<uint32_t>(chunks_.size()),
-                                   static_cast<uint32_t>(chunkRaw_), static_cast<uint32_t>(message.size()),
-                                   kind});
-  if (auto r = compress(message.data(), message.size(), ZSTD_e_continue); !r) return r;
+  s.messages.push_back(Impl::MessageEntry{frame, static_cast<uint32_t>(s.chunks.size()),
+                                          static_cast<uint32_t>(s.chunkRaw),
+                                          static_cast<uint32_t>(message.size()), static_cast<uint8_t>(kind)});
+  if (auto r = s.located(s.compressor.add(message.data(), message.size())); !r) return r;
   const uint64_t padding = schema::alignMessage(uint64_t{message.size()}) - message.size();
   if (padding) {
-    if (auto r = compress(kZeros, padding, ZSTD_e_continue); !r) return r;
+    if (auto r = s.located(s.compressor.add(kZeros, padding)); !r) return r;
   }
-  chunkRaw_ += message.size() + padding;
-  messageBytes_ += message.size() + padding;
-  if (kind == static_cast<uint8_t>(fb::Body::Frame)) ++chunkFrames_;
+  s.chunkRaw += message.size() + padding;
+  if (kind == MessageKind::Frame) ++s.chunkFrames;
   return {};
 }
 
-Result<void> TraceFile::frameDone() {
-  if (chunkOpen_ && (chunkRaw_ >= settings_.chunkBytes || chunkFrames_ >= settings_.maxFramesPerChunk)) {
-    return closeChunk();
+Result<void> TraceFileWriter::frameDone() {
+  Impl& s = *impl_;
+  const CompressionSettings& settings = s.compressor.settings();
+  if (s.chunkOpen && (s.chunkRaw >= settings.chunkBytes || s.chunkFrames >= settings.maxFramesPerChunk)) {
+    return s.closeChunk();
   }
   return {};
 }
 
-Result<void> TraceFile::closeChunk() {
-  if (!chunkOpen_) return {};
-  if (auto r = compress(nullptr, 0, ZSTD_e_end); !r) return r;
-  chunkOpen_ = false;
-  const uint64_t offset = fileOffset_;
+Result<void> TraceFileWriter::Impl::closeChunk() {
+  if (!chunkOpen) return {};
+  if (auto r = located(compressor.endFrame()); !r) return r;
+  chunkOpen = false;
+  const uint64_t offset = fileOffset;
   // One write per chunk: a reader of a file cut short finds whole chunks and at most one partial one.
-  if (auto r = writeAll(out_.data(), outUsed_); !r) return r;
-  chunks_.push_back(ChunkEntry{offset, outUsed_, chunkRaw_});
-  // A chunk of a burst (the resources at the start) may have grown the buffer far beyond a frame's.
-  if (out_.size() > (64u << 20)) std::vector<uint8_t>().swap(out_);
-  outUsed_ = 0;
+  const std::span<const uint8_t> frame = compressor.frame();
+  if (auto r = writeAll(frame.data(), frame.size()); !r) return r;
+  chunks.push_back(ChunkEntry{offset, frame.size(), chunkRaw});
+  compressor.startFrame();
   return {};
 }
 
-Result<void> TraceFile::finish() {
-  if (auto r = closeChunk(); !r) return r;
-  flatbuffers::FlatBufferBuilder fbb(1024 + messages_.size() * sizeof(fb::MessageEntry));
+Result<void> TraceFileWriter::finish() {
+  Impl& s = *impl_;
+  if (auto r = s.closeChunk(); !r) return r;
+  flatbuffers::FlatBufferBuilder fbb(1024 + s.messages.size() * sizeof(fb::MessageEntry));
   std::vector<fb::ChunkEntry> chunks;
-  chunks.reserve(chunks_.size());
-  for (const ChunkEntry& c : chunks_) chunks.emplace_back(c.offset, c.compressedSize, c.rawSize);
+  chunks.reserve(s.chunks.size());
+  for (const Impl::ChunkEntry& c : s.chunks) chunks.emplace_back(c.offset, c.compressedSize, c.rawSize);
   std::vector<fb::MessageEntry> messages;
-  messages.reserve(messages_.size());
-  for (const MessageEntry& m : messages_) messages.emplace_back(m.frame, m.chunk, m.offset, m.size, m.kind);
+  messages.reserve(s.messages.size());
+  for (const Impl::MessageEntry& m : s.messages)
+    messages.emplace_back(m.frame, m.chunk, m.offset, m.size, m.kind);
   const auto index =
       fb::CreateIndex(fbb, fbb.CreateVectorOfStructs(chunks), fbb.CreateVectorOfStructs(messages));
   fb::MessageBuilder message(fbb);
@@ -171,17 +186,17 @@ Result<void> TraceFile::finish() {
   schema::storeLE32(footer, indexBytes);
   schema::storeLE32(footer + 4, 0);
   schema::storeLE64(footer + 8, schema::kFooterMagic);
-  if (auto r = writeAll(frame.data(), frame.size()); !r) return r;
+  if (auto r = s.writeAll(frame.data(), frame.size()); !r) return r;
 
-  const int fd = fd_;
-  fd_ = -1;
+  const int fd = s.fd;
+  s.fd = -1;
   if (::fdatasync(fd) != 0 && errno != EINVAL) {
     const int error = errno;
     ::close(fd);
-    return ioError("fdatasync failed", error);
+    return s.ioError("fdatasync failed", error);
   }
-  if (::close(fd) != 0) return ioError("close failed", errno);
+  if (::close(fd) != 0) return s.ioError("close failed", errno);
   return {};
 }
 
-}  // namespace reel::capture::detail
+}  // namespace reel::trace

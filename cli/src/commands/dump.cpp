@@ -5,7 +5,7 @@
 
 #include "../trace_input.h"
 #include "reel/json/json.h"
-#include "reel/replay/frame_order.h"
+#include "reel/trace/frame_order.h"
 
 namespace reel::cli {
 namespace {
@@ -71,9 +71,9 @@ class DumpCommand final : public Subcommand {
                     request.aux.size());
       }
     }
-    const replay::FrameOrder order = replay::orderFrame(frame);
+    const trace::FrameOrder order = trace::orderFrame(frame);
     const auto& keys = sorted_ ? order.sorted : order.submission;
-    for (const replay::OrderedKey& k : keys) {
+    for (const trace::OrderedKey& k : keys) {
       const trace::BucketRecord& bucket = frame.buckets[k.bucket];
       const uint64_t key = bucket.key(k.key);
       const std::string keyFields = h.formatKey(bucket.keyType, key);

@@ -4,6 +4,7 @@
 
 #include "../progress.h"
 #include "../trace_input.h"
+#include "reel/trace/command_map.h"
 
 namespace reel::cli {
 namespace {
@@ -36,13 +37,12 @@ class VerifyCommand final : public Subcommand {
       packets += frame->packetCount();
     }
     progress.finish();
-    // Commands whose layout differs from this build's still print, but do not replay here.
-    const trace::TraceHeader& h = reader.header();
-    for (const trace::CommandDesc& c : h.commands) {
-      if (!h.matchesRuntime(c.id)) {
-        std::printf("note: %s: command %s has a layout this build of reel does not replay\n", path_.c_str(),
-                    std::string(c.name).c_str());
-      }
+    // Commands this build does not replay (CommandMap: the replay's own answer) still print; the note
+    // gives the reason a replay of them would fail with.
+    const trace::CommandMap commands = trace::CommandMap::fromHeader(reader.header());
+    for (size_t id = 0; id < commands.size(); ++id) {
+      if (auto type = commands.map(id); !type)
+        std::printf("note: %s: %s\n", path_.c_str(), type.error().message.c_str());
     }
     for (const std::string& p : problems) std::printf("%s\n", p.c_str());
     if (problems.empty()) {

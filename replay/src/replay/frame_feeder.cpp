@@ -10,22 +10,16 @@ namespace reel::replay {
 Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, const trace::TraceHeader& header,
                                                          PacketEdit edit, KeyEdit keyEdit) {
   if (header.commands.empty()) return fail("the trace header has no command table");
-  std::vector<CommandType> map(header.commands.size(), CommandType::Count);
-  for (const trace::CommandDesc& command : header.commands) {
-    const CommandInfo* ours = findCommand(command.name);
-    // A command this build lacks, or has with another layout, stays unmapped: a frame that uses it
-    // fails with a message naming it; the others replay.
-    if (ours && ours->layoutHash == command.layoutHash && ours->size == command.size)
-      map[command.id] = ours->type;
-  }
-  auto feeder = std::unique_ptr<FrameFeeder>(
-      new FrameFeeder(renderer, header, std::move(map), std::move(edit), std::move(keyEdit)));
+  // A command this build lacks, or has with another layout, stays unmapped: a frame that uses it fails
+  // with the map's reason; the others replay.
+  auto feeder = std::unique_ptr<FrameFeeder>(new FrameFeeder(
+      renderer, header, trace::CommandMap::fromHeader(header), std::move(edit), std::move(keyEdit)));
   feeder->registration_ = renderer.addObserver(*feeder);
   return feeder;
 }
 
 FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header,
-                         std::vector<CommandType> commandMap, PacketEdit edit, KeyEdit keyEdit)
+                         trace::CommandMap commandMap, PacketEdit edit, KeyEdit keyEdit)
     : renderer_(renderer),
       header_(header),
       edit_(std::move(edit)),
@@ -46,14 +40,7 @@ FrameFeeder::~FrameFeeder() {
 }
 
 Result<CommandType> FrameFeeder::mapCommand(uint32_t traceId) const {
-  if (traceId >= commandMap_.size())
-    return fail("command id ", traceId, " is not in the header's command table");
-  if (commandMap_[traceId] == CommandType::Count) {
-    const trace::CommandDesc* desc = header_.command(static_cast<uint16_t>(traceId));
-    return fail("command ", desc ? std::string(desc->name) : std::to_string(traceId),
-                " was captured with a layout this build of reel does not have");
-  }
-  return commandMap_[traceId];
+  return commandMap_.map(traceId);
 }
 
 const char* FrameFeeder::intern(std::string_view s) {

@@ -1,5 +1,6 @@
 #pragma once
-// Capture: records frames of a running Renderer into a .reel trace (schema/trace.fbs, container.h).
+// Capture: records frames of a running Renderer into a .reel trace, written by reel::trace
+// (reel/trace/writer.h).
 //
 // Usage (given reel::Renderer& renderer):
 //   auto capture = reel::capture::Capture::start(renderer, {.path = "out.reel"});  // kick thread
@@ -42,23 +43,15 @@
 #include "reel/runtime/frame.h"
 #include "reel/runtime/renderer.h"
 #include "reel/runtime/result.h"
+#include "reel/trace/writer.h"
 
 namespace reel::capture {
 
 inline constexpr uint64_t kNextFrame = std::numeric_limits<uint64_t>::max();
 inline constexpr uint64_t kNoLastFrame = std::numeric_limits<uint64_t>::max();
 
-// The chosen zstd settings (see bench/capture_bench.cpp and the README for the measurements): level 1
-// with long-distance matching over a window larger than a chunk, so that each frame of a chunk is
-// mostly matched against the frame before it, and chunks of a few frames, so that any frame is one
-// chunk decompression away.
-struct CompressionSettings {
-  int level = 1;
-  bool longDistanceMatching = true;
-  int windowLog = 26;                 // 64 MiB; `zstd -dc` accepts up to 27 without --long
-  uint64_t chunkBytes = 32ull << 20;  // a chunk closes after the frame that takes it past this...
-  uint32_t maxFramesPerChunk = 8;     // ...or after this many frames
-};
+// The trace writer's zstd settings and chunk sizes (reel/trace/writer.h says why these defaults).
+using CompressionSettings = trace::CompressionSettings;
 
 // Every member has a default, so `{.path = "out.reel", .firstFrame = 5}` leaves the rest as they are.
 struct CaptureOptions {

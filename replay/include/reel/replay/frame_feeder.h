@@ -22,6 +22,7 @@
 
 #include "reel/replay/frame_order.h"
 #include "reel/runtime/renderer.h"
+#include "reel/trace/command_map.h"
 #include "reel/trace/header.h"
 #include "reel/trace/records.h"
 
@@ -74,7 +75,7 @@ class FrameFeeder final : public FrameObserver {
   void onFrame(const FrameView& frame) override;
 
  private:
-  FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, std::vector<CommandType> commandMap,
+  FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, trace::CommandMap commandMap,
               PacketEdit edit, KeyEdit keyEdit);
   std::span<const std::byte> edited(uint64_t frame, uint64_t position, CommandType type,
                                     std::span<const std::byte> payload);
@@ -95,7 +96,7 @@ class FrameFeeder final : public FrameObserver {
   KeyEdit keyEdit_;
   std::vector<std::byte> editBuffer_;
   std::vector<std::vector<uint64_t>> sortedStart_;  // [bucket][key]: sorted position of its first packet
-  std::vector<CommandType> commandMap_;       // trace command id -> this build's type (Count: not replayable)
+  trace::CommandMap commandMap_;              // trace command id -> this build's type (Count: not replayable)
   std::vector<RecordedBucket*> buckets_;      // by the trace's bucket index
   std::unordered_set<std::string> strings_;   // tag strings: stable addresses for the frames' lifetimes
   std::vector<PacketHeader*> sharedPackets_;  // submitBucket's: by body, the shared packet recorded

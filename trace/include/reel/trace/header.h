@@ -56,8 +56,9 @@ class TraceHeader {
 
   const CommandDesc* command(uint16_t id) const { return id < commands.size() ? &commands[id] : nullptr; }
   const KeyLayoutDesc* keyLayout(std::string_view keyType) const;
-  // Whether packets of this command id have exactly the layout this build of reel uses, so that they
-  // can be dispatched as they are (same id, name and layout hash).
+  // Whether packets of this command id have exactly the layout this build of reel uses under the same
+  // id, so that they can be used as they are (PacketRecord::as). Whether a command replays, whatever its
+  // id, is CommandMap's answer (command_map.h).
   bool matchesRuntime(uint16_t id) const;
 
   // "Draw vertexCount=3 firstVertex=0", with the trace's own field table ("?" for a field past the end).

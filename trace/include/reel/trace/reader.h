@@ -1,7 +1,8 @@
 #pragma once
-// TraceReader: opens a .reel trace (schema/include/reel/schema/container.h), checks its header, reads
-// its index or, when the writer did not finish, rebuilds it by walking the chunks, and gives random
-// access to every frame. No Vulkan here: replay, the CLI and the viewer all read through this.
+// TraceReader: opens a .reel trace (the container: trace/internal/reel/schema/container.h), checks its
+// header, reads its index or, when the writer did not finish, rebuilds it by walking the chunks, and
+// gives random access to every frame. No Vulkan here: replay, the CLI and the viewer all read through
+// this.
 //
 // Usage (given const char* path):
 //   auto reader = reel::trace::TraceReader::open(path);
@@ -36,6 +37,7 @@
 
 #include "reel/runtime/result.h"
 #include "reel/trace/header.h"
+#include "reel/trace/message_kind.h"
 #include "reel/trace/records.h"
 
 namespace reel::trace {
@@ -53,7 +55,7 @@ struct ChunkInfo {
 };
 
 struct MessageInfo {
-  uint8_t kind = 0;    // reel::fb::Body; schema::messageKindName() names it
+  uint8_t kind = 0;    // a MessageKind, or a newer one; messageKindName() names it
   uint64_t frame = 0;  // the frame it belongs to
   uint32_t chunk = 0;
   uint32_t offset = 0;  // in the chunk's decompressed bytes
@@ -99,7 +101,7 @@ class TraceReader {
   struct DecompressStats {
     uint64_t chunks = 0;              // zstd frames decompressed (the header and the index included)
     uint64_t bytes = 0;               // bytes they decompressed to
-    std::chrono::nanoseconds cpu{0};  // thread CPU time inside ZSTD_decompressDCtx
+    std::chrono::nanoseconds cpu{0};  // thread CPU time inside zstd's decompression
   };
   const DecompressStats& decompressStats() const;
 

@@ -1,6 +1,7 @@
 #pragma once
-// The .reel container: how messages (trace.fbs) are framed in a file. The writer (reel::capture) and
-// the reader (reel::trace) share these constants, and nothing else of each other.
+// The .reel container: how messages (trace/schema/trace.fbs) are framed in a file. The writer
+// (TraceFileWriter) and the reader (TraceReader) share these constants and the chunk compression
+// (compression.h), and nothing else of each other.
 //
 //   +---------------------------+  zstd frame, content checksum on: the Header message alone
 //   | header frame              |

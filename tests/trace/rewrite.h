@@ -1,0 +1,32 @@
+#pragma once
+// Rewrites a trace as a build with another command table would have written it, for the tests of the
+// command map (tests/trace, tests/cli, tests/viewer): every message is copied in place, edited, and
+// written again through reel::trace's own writer (so the container, the chunks and the index are
+// new and valid).
+//  - renumbered: the commands listed in another order. The header's table is reordered and every id in
+//    the trace (each body's type, each request's, each live resource's create) follows.
+//  - a changed layout: one command's layout hash in the header differs, as after a field change.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "reel/runtime/result.h"
+
+namespace reel::testing {
+
+struct TraceEdit {
+  // The new id of each trace command id (a permutation of 0 .. count - 1); empty: ids unchanged.
+  std::function<uint16_t(uint16_t id, uint16_t count)> renumber = {};
+  // The command (by name) whose layout hash the header changes; empty: none.
+  std::string changeLayoutOf = {};
+};
+
+// Ids 1 .. count - 1 each one place on (the last becomes 1): every command but the first moves. Id 0
+// keeps its place: FlatBuffers leaves out a scalar equal to its default (0), so a field that holds id 0
+// has no bytes to rewrite in place.
+uint16_t rotatedIds(uint16_t id, uint16_t count);
+
+Result<void> rewriteTrace(const std::string& in, const std::string& out, const TraceEdit& edit);
+
+}  // namespace reel::testing

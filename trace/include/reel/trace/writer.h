@@ -1,0 +1,178 @@
+#pragma once
+// Writing a .reel trace, in two steps that the capture tap (reel::capture) runs on its writer thread:
+//  - MessageEncoder builds each message (trace/schema/trace.fbs) from what the runtime recorded: the
+//    header (the command table, key layouts, app and device), the resources alive at the capture start,
+//    a frame's resource requests and buckets (as byte-shuffled columns), markers, the capture's end.
+//  - TraceFileWriter frames the messages in the container: the header in a zstd frame of its own, the
+//    others compressed into chunks of whole frames as they come, then the index and the footer.
+// The encoder reads the streams a frame recorded while they are held (FrameLease), so that they can be
+// given back before compression starts.
+//
+// Usage (given const reel::FrameView& frame):
+//   auto file = reel::trace::TraceFileWriter::create("out.reel", {});
+//   if (!file) {
+//     std::puts(file.error().message.c_str());  // "cannot create trace out.reel: Permission denied"
+//     return;
+//   }
+//   reel::trace::MessageEncoder encoder;
+//   reel::trace::HeaderInfo header;
+//   header.appName = "app";
+//   header.firstFrame = frame.frame;
+//   if (auto ok = file->writeHeader(encoder.header(header)); !ok) std::puts(ok.error().message.c_str());
+//   std::vector<reel::trace::BucketSource> buckets;
+//   for (size_t i = 0; i < frame.buckets.size(); ++i) {
+//     const reel::FrameBucketView& b = frame.buckets[i];
+//     buckets.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i)});
+//   }
+//   reel::trace::FrameCounts counts;
+//   auto message = encoder.frame({frame.frame, frame.sortedOrderHash, frame.requests, buckets}, counts);
+//   if (message) (void)file->append(*message, reel::trace::MessageKind::Frame, frame.frame);
+//   (void)file->frameDone();
+//   if (auto done = file->finish(); !done) std::puts(done.error().message.c_str());
+//
+// Threading: neither class is thread-safe; each is used by one thread at a time.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reel/runtime/command_bucket.h"
+#include "reel/runtime/commands.h"
+#include "reel/runtime/device.h"
+#include "reel/runtime/frame.h"
+#include "reel/runtime/resource_context.h"
+#include "reel/runtime/result.h"
+#include "reel/trace/message_kind.h"
+
+namespace reel::trace {
+
+// The zstd settings and chunk sizes of a trace (see bench/capture_bench.cpp and the README for the
+// measurements): level 1 with long-distance matching over a window larger than a chunk, so that each
+// frame of a chunk is mostly matched against the frame before it, and chunks of a few frames, so that
+// any frame is one chunk decompression away. Every zstd frame carries its content checksum, whatever
+// these say.
+struct CompressionSettings {
+  int level = 1;
+  bool longDistanceMatching = true;
+  int windowLog = 26;                 // 64 MiB; `zstd -dc` accepts up to 27 without --long
+  uint64_t chunkBytes = 32ull << 20;  // a chunk closes after the frame that takes it past this...
+  uint32_t maxFramesPerChunk = 8;     // ...or after this many frames
+};
+
+// ---- what the encoder is given ----
+
+struct HeaderInfo {
+  std::string appName;
+  std::vector<std::string> appArgs;
+  DeviceInfo device;
+  int64_t captureTimeNs = 0;  // Unix time of the capture start, nanoseconds
+  uint64_t firstFrame = 0;
+  std::vector<const CommandBucketBase*> keyTypes;  // one bucket per distinct key type
+};
+
+// One bucket's recording of a frame as the render thread left it (FrameBucketView), read in place.
+struct BucketSource {
+  const CommandBucketBase* bucket = nullptr;
+  const BucketStream* stream = nullptr;  // held (FrameLease) until the frame's message is built
+  uint64_t epoch = 0;                    // the stream's epoch: unchanged across frames = a retained bucket
+  uint16_t index = 0;                    // position among the renderer's buckets
+};
+
+struct FrameSource {
+  uint64_t frame = 0;
+  uint64_t sortedOrderHash = 0;             // FrameView::sortedOrderHash
+  const RequestStream* requests = nullptr;  // held like the bucket streams; null: none
+  std::span<const BucketSource> buckets;
+};
+
+// The resources alive at a capture's first frame, copied (the live table keeps changing), with their
+// contents as the device held them.
+struct ResourceSnapshot {
+  struct Resource {
+    CommandType createType = CommandType::Count;
+    std::vector<std::byte> create;  // the create packet
+    std::vector<std::byte> code;    // a shader's code
+    struct Contents {
+      uint32_t mip = 0;
+      std::vector<std::byte> bytes;
+    };
+    std::vector<Contents> contents;
+    std::string readbackError;
+  };
+  uint64_t frame = 0;
+  DeviceInfo device;
+  std::vector<Resource> resources;
+};
+
+struct CaptureEndInfo {
+  uint64_t frames = 0;
+  uint64_t renderWaits = 0;
+  uint64_t renderWaitNs = 0;
+  std::string reason;
+};
+
+struct FrameCounts {
+  uint64_t packets = 0;      // chain links
+  uint64_t packetBytes = 0;  // keys, payloads and aux data
+};
+
+// Builds the messages. Each call returns the finished size-prefixed message, valid until the next call.
+// Column buffers are kept between frames, so a steady stream of frames allocates nothing.
+class MessageEncoder {
+ public:
+  MessageEncoder();
+  ~MessageEncoder();
+  MessageEncoder(const MessageEncoder&) = delete;
+  MessageEncoder& operator=(const MessageEncoder&) = delete;
+
+  std::span<const uint8_t> header(const HeaderInfo& info);
+  std::span<const uint8_t> keyLayouts(std::span<const CommandBucketBase* const> keyTypes);
+  // Resources from snapshot.resources[next...]: as many as fit one message (at least one). Advances `next`;
+  // call again until it reaches the end.
+  std::span<const uint8_t> resources(const ResourceSnapshot& snapshot, size_t& next);
+  // Reads the frame's streams; they may be released as soon as this returns. Fails for a frame too large
+  // for one message.
+  Result<std::span<const uint8_t>> frame(const FrameSource& frame, FrameCounts& counts);
+  std::span<const uint8_t> marker(uint64_t frame, std::string_view text);
+  std::span<const uint8_t> captureEnd(const CaptureEndInfo& info);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes the container. Errors name the file.
+class TraceFileWriter {
+ public:
+  static Result<TraceFileWriter> create(const std::string& path, const CompressionSettings& settings);
+  TraceFileWriter(TraceFileWriter&&) noexcept;
+  TraceFileWriter& operator=(TraceFileWriter&&) noexcept;
+  ~TraceFileWriter();
+
+  // The header message, in a zstd frame of its own: a reader checks the format before any chunk.
+  Result<void> writeHeader(std::span<const uint8_t> message);
+  // Compresses a message into the open chunk (opening one first when none is), filed in the index under
+  // its kind and the frame it belongs to.
+  Result<void> append(std::span<const uint8_t> message, MessageKind kind, uint64_t frame);
+  // Called after each frame message: closes the chunk once it holds chunkBytes or maxFramesPerChunk.
+  Result<void> frameDone();
+  // Writes the open chunk (if any), the index frame and the footer; syncs and closes the file.
+  Result<void> finish();
+
+  bool headerWritten() const;
+  uint64_t fileBytes() const;
+  uint64_t chunks() const;
+  uint64_t messageBytes() const;  // uncompressed bytes of every message, padding included
+
+  struct Impl;
+
+ private:
+  explicit TraceFileWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace reel::trace
