@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "reel/capture/capture.h"
-#include "reel/replay/frame_feeder.h"
+#include "reel/replay/session.h"
 #include "reel/runtime/null_device.h"
 #include "reel/trace/reader.h"
 
@@ -100,21 +100,14 @@ TEST(MaterialBinderReplay, CaptureHoldsThePassesAndReplaysTheSameDeviceCalls) {
   NullDevice device;
   std::vector<replay::FrameFeeder::SortMismatch> mismatches;
   {
-    Renderer renderer(device, {.framesInFlight = 2, .firstFrameNumber = reader->frameNumber(0)});
-    auto feeder = replay::FrameFeeder::create(renderer, reader->header());
-    ASSERT_TRUE(feeder.ok()) << feeder.error().message;
-    auto resources = reader->readResources();
-    ASSERT_TRUE(resources.ok());
-    for (const auto& record : *resources) EXPECT_TRUE((*feeder)->submitResources(record).ok());
+    auto session = replay::ReplaySession::create(*reader, device, {});
+    ASSERT_TRUE(session.ok()) << session.error().message;
     for (size_t i = 0; i < reader->frameCount(); ++i) {
-      auto frame = reader->readFrame(i);
-      ASSERT_TRUE(frame.ok()) << frame.error().message;
-      auto submitted = (*feeder)->submitFrame(*frame);
-      ASSERT_TRUE(submitted.ok()) << submitted.error().message;
-      renderer.kick();
+      auto played = (*session)->replayFrame(i);
+      ASSERT_TRUE(played.ok()) << played.error().message;
     }
-    renderer.flushAndWait();
-    mismatches = (*feeder)->sortMismatches();
+    (*session)->renderer().flushAndWait();
+    mismatches = (*session)->feeder().sortMismatches();
     EXPECT_EQ(device.takeErrors(), std::vector<std::string>{});
   }
   EXPECT_TRUE(mismatches.empty()) << "the sorted order changed";

@@ -8,6 +8,7 @@
 #include "reel/capture/capture.h"
 #include "reel/replay/frame_feeder.h"
 #include "reel/replay/frame_order.h"
+#include "reel/replay/session.h"
 #include "reel/runtime/null_device.h"
 #include "reel/trace/reader.h"
 #include "test_scene.h"
@@ -59,21 +60,16 @@ Replayed replayTrace(const fs::path& path, uint32_t framesInFlight = 2) {
   NullDevice device;
   Replayed out;
   {
-    Renderer renderer(device, {.framesInFlight = framesInFlight, .firstFrameNumber = reader->frameNumber(0)});
-    auto feeder = replay::FrameFeeder::create(renderer, reader->header());
-    EXPECT_TRUE(feeder.ok());
-    auto resources = reader->readResources();
-    EXPECT_TRUE(resources.ok());
-    for (const auto& record : *resources) EXPECT_TRUE((*feeder)->submitResources(record).ok());
+    // The replay engine on this test's device, playing every frame in order.
+    auto session = replay::ReplaySession::create(*reader, device, {.framesInFlight = framesInFlight});
+    EXPECT_TRUE(session.ok()) << session.error().message;
+    if (!session.ok()) return out;
     for (size_t i = 0; i < reader->frameCount(); ++i) {
-      auto frame = reader->readFrame(i);
-      EXPECT_TRUE(frame.ok()) << frame.error().message;
-      auto submitted = (*feeder)->submitFrame(*frame);
-      EXPECT_TRUE(submitted.ok()) << submitted.error().message;
-      renderer.kick();
+      auto played = (*session)->replayFrame(i);
+      EXPECT_TRUE(played.ok()) << played.error().message;
     }
-    renderer.flushAndWait();
-    out.mismatches = (*feeder)->sortMismatches();
+    (*session)->renderer().flushAndWait();
+    out.mismatches = (*session)->feeder().sortMismatches();
     EXPECT_EQ(device.takeErrors(), std::vector<std::string>{});
   }
   out.calls = device.calls();

@@ -22,7 +22,7 @@
 #include "model/trace_document.h"
 #include "reel/capture/capture.h"
 #include "reel/image/texels.h"
-#include "reel/replay/frame_feeder.h"
+#include "reel/replay/session.h"
 #include "reel/runtime/null_device.h"
 #include "reel/trace/reader.h"
 #include "test_util.h"
@@ -93,16 +93,10 @@ TEST_F(ViewerModel, SortedOrderIsThePacketOrderTheDeviceExecutes) {
   trace::TraceReader reader = open();
   NullDevice device(true);
   {
-    Renderer renderer(device);
-    auto feeder = replay::FrameFeeder::create(renderer, reader.header());
-    ASSERT_TRUE(feeder) << feeder.error().message;
-    for (size_t i = 0; i < reader.frameCount(); ++i) {
-      auto frame = reader.readFrame(i);
-      ASSERT_TRUE(frame);
-      ASSERT_TRUE(feeder.value()->submitFrame(frame.value()));
-      renderer.kick();
-    }
-    renderer.flushAndWait();
+    auto session = replay::ReplaySession::create(reader, device, {});
+    ASSERT_TRUE(session) << session.error().message;
+    for (size_t i = 0; i < reader.frameCount(); ++i) ASSERT_TRUE(session.value()->replayFrame(i));
+    session.value()->renderer().flushAndWait();
   }
   // The device's calls, frame by frame, without the resource requests.
   std::vector<std::vector<const NullDevice::Call*>> executed(reader.frameCount());

@@ -115,11 +115,10 @@ class GoldenCommand final : public Subcommand {
       std::fprintf(stderr, "golden.%s frame %" PRIu64 ": %s; images in %s\n", entry.name.c_str(),
                    replayed->frame, c.summary().c_str(), out.c_str());
       if (!c.sameSize) continue;
-      // Name the command: a separate replay of the trace, so the main one continues in order.
-      trace::TraceReader bisectReader = openTrace(entry.file.string());
-      auto bisectSession = open(bisectReader);
-      auto found = replay::bisectAgainstGolden(*bisectSession, i, replay::fixedTarget(*replayed, *target),
-                                               *golden, tolerance);
+      // Name the command on the same replay: its seeks take a checkpoint at the frame's start, and the
+      // next frame's replayFrame puts it back before going on in order.
+      auto found = replay::bisectAgainstGolden(*session, i, replay::fixedTarget(*replayed, *target), *golden,
+                                               tolerance);
       if (!found) {
         std::fprintf(stderr, "  bisect failed: %s\n", found.error().message.c_str());
       } else if (found->command) {
@@ -127,6 +126,7 @@ class GoldenCommand final : public Subcommand {
         if (frame) {
           if (auto d = describeSortedPacket(reader.header(), *frame, *found->command)) {
             std::fprintf(stderr, "  first differing command: %s\n", d->text().c_str());
+            std::fprintf(stderr, "  (%s)\n", replay::bisectAnswerText(found->answer));
           }
         }
       }

@@ -70,7 +70,7 @@ Result<void> FrameFeeder::submitResources(const trace::ResourcesRecord& resource
     if (auto ok = context.replayRequest(*type, create, initial); !ok) {
       return fail("a resource alive at the capture start: ", ok.error().message);
     }
-    track(*type, create);
+    track(*type, create, resource.code);
     if (*type != CommandType::CreateTexture) continue;
     cmd::CreateTexture texture;
     std::memcpy(&texture, resource.create.data(), sizeof texture);
@@ -87,15 +87,19 @@ Result<void> FrameFeeder::submitResources(const trace::ResourcesRecord& resource
   return {};
 }
 
-Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame) {
+Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame, Requests requests) {
   for (const trace::RequestRecord& request : frame.requests) {
     auto type = mapCommand(request.type);
     if (!type) return fail("frame ", frame.number, ": a resource request: ", type.error().message);
+    if (requests == Requests::HoldDestroys) {
+      const std::optional<ResourceRequest> resource = resourceRequestOf(*type);
+      if (resource && !resource->creates) continue;
+    }
     const std::span<const std::byte> payload = edited(frame.number, UINT64_MAX, *type, request.payload);
     if (auto ok = renderer_.resources().replayRequest(*type, payload, request.aux); !ok) {
       return fail("frame ", frame.number, ": ", ok.error().message);
     }
-    track(*type, payload);
+    track(*type, payload, request.aux);
   }
   // With an edit, each packet's sorted position: where the frame's order puts its key, plus its link.
   sortedStart_.clear();
@@ -109,8 +113,20 @@ Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame) {
     if (auto ok = submitBucket(frame.buckets[b], b, frame.number); !ok) return ok;
   }
   std::lock_guard lock(mutex_);
-  expectedHashes_.emplace_back(frame.number, frame.sortedOrderHash);
+  expectedHashes_.push_back({renderer_.recordingFrame(), frame.number, frame.sortedOrderHash});
   return {};
+}
+
+std::optional<CommandType> FrameFeeder::commandType(uint16_t traceId) const {
+  if (traceId >= commandMap_.size() || commandMap_[traceId] == CommandType::Count) return std::nullopt;
+  return commandMap_[traceId];
+}
+
+Result<FrameFeeder::Prepared> FrameFeeder::prepare(uint64_t frame, uint64_t editPosition,
+                                                   const trace::PacketRecord& packet) {
+  auto type = mapCommand(packet.type);
+  if (!type) return fail("frame ", frame, ": ", type.error().message);
+  return Prepared{*type, edited(frame, editPosition, *type, packet.payload), packet.aux};
 }
 
 RecordedBucket& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
@@ -191,66 +207,78 @@ Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t
   return {};
 }
 
-void FrameFeeder::track(CommandType type, std::span<const std::byte> payload) {
+void FrameFeeder::track(CommandType type, std::span<const std::byte> payload,
+                        std::span<const std::byte> code) {
   const std::optional<ResourceRequest> request = resourceRequestOf(type);
   if (!request || payload.size() < sizeof(uint32_t)) return;
   const auto [kind, creates] = *request;
   uint32_t handle;
-  std::memcpy(&handle, payload.data(), sizeof handle);
-  auto& table = live_[static_cast<size_t>(kind)];
-  if (creates) {
-    table.insert(handle);
-  } else {
-    table.erase(handle);
+  std::memcpy(&handle, payload.data(), sizeof handle);  // every create and destroy names its handle first
+  const uint64_t key = liveKey(kind, handle);
+  if (!creates) {
+    live_.erase(key);
+    if (kind == ResourceKind::RenderTarget) targets_.erase(handle);
+    if (kind == ResourceKind::Texture)
+      textures_.erase(handle);  // only a texture's: sampler #0 is not texture #0
+    return;
   }
-  if (kind == ResourceKind::RenderTarget && creates && payload.size() == sizeof(cmd::CreateRenderTarget)) {
+  LiveResource& live = live_[key];
+  live.kind = kind;
+  live.handle = handle;
+  live.createType = type;
+  live.create.assign(payload.begin(), payload.end());
+  // Buffers' and textures' initial data is their contents, which a replay reads back from the device when
+  // it needs them; a shader's code is part of what it is.
+  if (kind == ResourceKind::Shader) {
+    live.code.assign(code.begin(), code.end());
+  } else {
+    live.code.clear();
+  }
+  if (kind == ResourceKind::RenderTarget && payload.size() == sizeof(cmd::CreateRenderTarget)) {
     cmd::CreateRenderTarget create;
     std::memcpy(&create, payload.data(), sizeof create);
     targets_[handle] = create.desc;
-  } else if (kind == ResourceKind::Texture && creates && payload.size() == sizeof(cmd::CreateTexture)) {
+  } else if (kind == ResourceKind::Texture && payload.size() == sizeof(cmd::CreateTexture)) {
     cmd::CreateTexture create;
     std::memcpy(&create, payload.data(), sizeof create);
     textures_[handle] = create.desc;
-  } else if (!creates && kind == ResourceKind::RenderTarget) {
-    targets_.erase(handle);
-  } else if (!creates && kind == ResourceKind::Texture) {
-    textures_.erase(handle);  // only a texture's destroy: a sampler #0 is not texture #0
   }
 }
 
-void FrameFeeder::destroyAll() {
-  ResourceContext& context = renderer_.resources();
-  // Users before what they use: render targets and pipelines before textures and shaders.
-  for (const ResourceKind kind : {ResourceKind::RenderTarget, ResourceKind::Pipeline, ResourceKind::Shader,
-                                  ResourceKind::Sampler, ResourceKind::Texture, ResourceKind::Buffer}) {
-    for (const uint32_t handle : live_[static_cast<size_t>(kind)]) {
-      switch (kind) {
-        case ResourceKind::Buffer:
-          context.destroy(BufferHandle{handle});
-          break;
-        case ResourceKind::Texture:
-          context.destroy(TextureHandle{handle});
-          break;
-        case ResourceKind::Sampler:
-          context.destroy(SamplerHandle{handle});
-          break;
-        case ResourceKind::Shader:
-          context.destroy(ShaderHandle{handle});
-          break;
-        case ResourceKind::Pipeline:
-          context.destroy(PipelineHandle{handle});
-          break;
-        case ResourceKind::RenderTarget:
-          context.destroy(RenderTargetHandle{handle});
-          break;
-        case ResourceKind::Count:
-          break;
-      }
-    }
-    live_[static_cast<size_t>(kind)].clear();
+const FrameFeeder::LiveResource* FrameFeeder::live(ResourceKind kind, uint32_t handle) const {
+  const auto it = live_.find(liveKey(kind, handle));
+  return it == live_.end() ? nullptr : &it->second;
+}
+
+Result<void> FrameFeeder::create(const LiveResource& resource, std::span<const std::byte> initial) {
+  if (auto ok = renderer_.resources().replayRequest(resource.createType, resource.create, initial); !ok) {
+    return ok;
   }
-  targets_.clear();
-  textures_.clear();
+  track(resource.createType, resource.create, resource.code);
+  return {};
+}
+
+Result<void> FrameFeeder::destroy(ResourceKind kind, uint32_t handle) {
+  // The destroy request of that kind: the command whose request destroys it, its handle the first field.
+  for (const CommandInfo& info : commandTable()) {
+    const std::optional<ResourceRequest> request = resourceRequestOf(info.type);
+    if (!request || request->kind != kind || request->creates) continue;
+    std::vector<std::byte> payload(info.size);
+    std::memcpy(payload.data(), &handle, std::min<size_t>(sizeof handle, payload.size()));
+    if (auto ok = renderer_.resources().replayRequest(info.type, payload, {}); !ok) return ok;
+    track(info.type, payload, {});
+    return {};
+  }
+  return fail("no command destroys a ", resourceKindName(kind));
+}
+
+void FrameFeeder::destroyAll() {
+  // Users before what they use: ResourceKind order backwards (render targets before their textures,
+  // pipelines before their shaders).
+  std::vector<std::pair<ResourceKind, uint32_t>> all;
+  for (auto it = live_.rbegin(); it != live_.rend(); ++it)
+    all.emplace_back(it->second.kind, it->second.handle);
+  for (const auto& [kind, handle] : all) (void)destroy(kind, handle);
 }
 
 const RenderTargetDesc* FrameFeeder::renderTarget(RenderTargetHandle target) const {
@@ -265,10 +293,16 @@ const TextureDesc* FrameFeeder::texture(TextureHandle texture) const {
 
 void FrameFeeder::onFrame(const FrameView& frame) {
   std::lock_guard lock(mutex_);
-  if (expectedHashes_.empty()) return;  // a frame the caller kicked without a recorded one
-  const auto [traceFrame, recorded] = expectedHashes_.front();
+  while (!expectedHashes_.empty() && expectedHashes_.front().rendererFrame < frame.frame) {
+    expectedHashes_.pop_front();  // recorded, then never kicked (a replay that failed half way)
+  }
+  // A frame the caller kicked without a recorded one has nothing to compare with.
+  if (expectedHashes_.empty() || expectedHashes_.front().rendererFrame != frame.frame) return;
+  const ExpectedHash expected = expectedHashes_.front();
   expectedHashes_.pop_front();
-  if (recorded != frame.sortedOrderHash) mismatches_.push_back({traceFrame, recorded, frame.sortedOrderHash});
+  if (expected.recorded != frame.sortedOrderHash) {
+    mismatches_.push_back({expected.traceFrame, expected.recorded, frame.sortedOrderHash});
+  }
 }
 
 std::vector<FrameFeeder::SortMismatch> FrameFeeder::sortMismatches() const {

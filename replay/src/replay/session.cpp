@@ -1,8 +1,12 @@
 #include "reel/replay/session.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 
+#include "bound_state.h"
 #include "reel/image/texels.h"
+#include "reel/replay/recorded_bucket.h"
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/null_device.h"
 #include "reel/vulkan/vulkan_device.h"
@@ -41,7 +45,35 @@ class DecodeClock {
   std::chrono::steady_clock::time_point wall_{};
 };
 
+double msSince(std::chrono::steady_clock::time_point& mark) {
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - mark).count();
+  mark = now;
+  return ms;
+}
+
+template <Command T>
+T packetFrom(std::span<const std::byte> bytes) {
+  T packet{};
+  std::memcpy(static_cast<void*>(&packet), bytes.data(), std::min(bytes.size(), sizeof packet));
+  return packet;
+}
+
 }  // namespace
+
+const char* seekPathName(SeekPath path) {
+  switch (path) {
+    case SeekPath::Continued:
+      return "continued";
+    case SeekPath::Restored:
+      return "restored";
+    case SeekPath::Forward:
+      return "forward";
+    case SeekPath::FromStart:
+      return "from start";
+  }
+  return "?";
+}
 
 Result<TargetChoice> parseTarget(std::string_view text) {
   TargetChoice choice;
@@ -67,37 +99,63 @@ Result<TargetChoice> parseTarget(std::string_view text) {
   return fail("--target '", text, "': expected last, rt:N[.A], render_target#N, tex:N or texture#N");
 }
 
+Result<std::unique_ptr<Device>> ReplaySession::makeDevice(const SessionOptions& options,
+                                                          VulkanDevice*& vulkan) {
+  vulkan = nullptr;
+  if (options.device == "null")
+    return std::unique_ptr<Device>(std::make_unique<NullDevice>(/*recordCalls=*/false));
+  VulkanDeviceOptions vk;
+  vk.applicationName = options.applicationName;
+  vk.deviceName = options.device;
+  vk.validate = options.validate;
+  vk.framesInFlight = options.framesInFlight;
+  vk.collectTimings = options.collectTimings;
+  if (options.configureDevice) options.configureDevice(vk);
+  auto created = VulkanDevice::create(vk);
+  if (!created) return created.error();
+  vulkan = created.value().get();
+  return std::unique_ptr<Device>(std::move(created.value()));
+}
+
 Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader& reader,
                                                              const SessionOptions& options) {
   if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
     return fail("frames in flight must be 1 to ", kMaxFramesInFlight, ", not ", options.framesInFlight);
   }
-  std::unique_ptr<Device> device;
   VulkanDevice* vulkan = nullptr;
-  if (options.device == "null") {
-    device = std::make_unique<NullDevice>(/*recordCalls=*/false);
-  } else {
-    VulkanDeviceOptions vk;
-    vk.applicationName = "reel replay";
-    vk.deviceName = options.device;
-    vk.validate = options.validate;
-    vk.framesInFlight = options.framesInFlight;
-    vk.collectTimings = options.collectTimings;
-    if (options.configureDevice) options.configureDevice(vk);
-    auto created = VulkanDevice::create(vk);
-    if (!created) return created.error();
-    vulkan = created.value().get();
-    device = std::move(created.value());
-  }
-  auto session = std::unique_ptr<ReplaySession>(new ReplaySession(reader, std::move(device), options));
+  auto device = makeDevice(options, vulkan);
+  if (!device) return device.error();
+  auto session = std::unique_ptr<ReplaySession>(new ReplaySession(reader, *device.value(), options));
+  session->ownedDevice_ = std::move(device.value());
   session->vulkan_ = vulkan;
   if (auto ok = session->start(); !ok) return ok.error();
   return session;
 }
 
-ReplaySession::ReplaySession(trace::TraceReader& reader, std::unique_ptr<Device> device,
-                             const SessionOptions& options)
-    : reader_(reader), options_(options), device_(std::move(device)) {}
+Result<std::unique_ptr<ReplaySession>> ReplaySession::create(trace::TraceReader& reader, Device& device,
+                                                             const SessionOptions& options) {
+  if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
+    return fail("frames in flight must be 1 to ", kMaxFramesInFlight, ", not ", options.framesInFlight);
+  }
+  auto session = std::unique_ptr<ReplaySession>(new ReplaySession(reader, device, options));
+  session->vulkan_ = dynamic_cast<VulkanDevice*>(&device);
+  if (auto ok = session->start(); !ok) return ok.error();
+  return session;
+}
+
+Result<std::unique_ptr<ReplaySession>> ReplaySession::open(const std::string& path,
+                                                           const SessionOptions& options) {
+  auto reader = trace::TraceReader::open(path);
+  if (!reader) return reader.error();
+  auto owned = std::make_unique<trace::TraceReader>(std::move(reader.value()));
+  auto session = create(*owned, options);
+  if (!session) return session.error();
+  session.value()->ownedReader_ = std::move(owned);
+  return session;
+}
+
+ReplaySession::ReplaySession(trace::TraceReader& reader, Device& device, const SessionOptions& options)
+    : reader_(reader), options_(options), device_(device) {}
 
 ReplaySession::~ReplaySession() {
   feeder_.reset();
@@ -106,9 +164,8 @@ ReplaySession::~ReplaySession() {
 
 Result<void> ReplaySession::start() {
   if (reader_.frameCount() == 0) return fail(reader_.name(), ": the trace holds no frames");
-  renderer_ = std::make_unique<Renderer>(
-      *device_,
-      RendererConfig{.framesInFlight = options_.framesInFlight, .firstFrameNumber = reader_.frameNumber(0)});
+  renderer_ = std::make_unique<Renderer>(device_, RendererConfig{.framesInFlight = options_.framesInFlight,
+                                                                 .firstFrameNumber = reader_.frameNumber(0)});
   auto feeder = FrameFeeder::create(*renderer_, reader_.header(), options_.edit, options_.keyEdit);
   if (!feeder) return fail(reader_.name(), ": ", feeder.error().message);
   feeder_ = std::move(feeder.value());
@@ -123,6 +180,10 @@ Result<void> ReplaySession::submitStartResources() {
     resources = reader_.readResources();
     if (!resources) return resources.error();
   }
+  next_ = 0;
+  clean_ = true;
+  pending_ = true;
+  playedStop_.reset();
   {
     DecodeClock clock(times, &DecodeTimes::feedCpu);
     for (const auto& record : *resources) {
@@ -132,20 +193,319 @@ Result<void> ReplaySession::submitStartResources() {
     }
   }
   decodeTimes_.resources += resources->size();
-  lastReplayed_.reset();
   return {};
+}
+
+void ReplaySession::kickPending() {
+  if (!pending_) return;
+  renderer_->kick();
+  pending_ = false;
 }
 
 Result<void> ReplaySession::restart() {
   // The renderer and the feeder stay: their buckets' memory is already faulted in (building them anew
   // for every --loop pass cost more page faults than decoding the frames), and nothing of a frame
   // outlives its kick but the resources, which are destroyed here and created again from the trace.
+  open_.reset();
+  bound_.reset();
+  broken_ = false;
   feeder_->destroyAll();
   renderer_->kick();
   renderer_->flushAndWait();
   // The chunk the last frame came from, so that the reader can reuse its buffer.
   frame_.keepAlive.reset();
   return submitStartResources();
+}
+
+std::optional<size_t> ReplaySession::checkpointFrame() const {
+  if (!checkpoint_) return std::nullopt;
+  return checkpoint_->frameIndex;
+}
+
+Result<void> ReplaySession::takeCheckpoint(size_t index) {
+  // The capture-start resources in a frame of their own: frame 0's start is then a state on the device.
+  kickPending();
+  Checkpoint checkpoint;
+  checkpoint.frameIndex = index;
+  checkpoint.live = feeder_->liveResources();
+  std::string error;
+  renderer_->withIdleDevice([&](Device& device) {
+    for (const auto& [key, live] : checkpoint.live) {
+      std::vector<std::vector<std::byte>> contents;
+      if (live.kind == ResourceKind::Buffer) {
+        auto bytes = device.readBuffer(BufferHandle{live.handle});
+        if (!bytes) {
+          error = bytes.error().message;
+          return;
+        }
+        contents.push_back(std::move(bytes.value()));
+      } else if (live.kind == ResourceKind::Texture) {
+        const auto create = packetFrom<cmd::CreateTexture>(live.create);
+        for (uint32_t mip = 0; mip < std::max(1u, create.desc.mipLevels); ++mip) {
+          auto texels = device.readTexture(TextureHandle{live.handle}, mip);
+          if (!texels) {
+            error = texels.error().message;
+            return;
+          }
+          contents.push_back(std::move(texels.value()));
+        }
+      } else {
+        continue;  // what the other kinds are lies in their create requests
+      }
+      for (const auto& c : contents) checkpoint.bytes += c.size();
+      checkpoint.contents[key] = std::move(contents);
+    }
+  });
+  // A checkpoint that cannot be read keeps the one before (still a state the replay went through).
+  if (!error.empty()) return fail("checkpoint at frame ", reader_.frameNumber(index), ": ", error);
+  checkpoint_ = std::move(checkpoint);
+  return {};
+}
+
+Result<void> ReplaySession::restoreCheckpoint() {
+  // Until it is done the device holds a mix of both states.
+  broken_ = true;
+  const Checkpoint& checkpoint = *checkpoint_;
+  const FrameFeeder::LiveMap& now = feeder_->liveResources();
+  auto differs = [](const FrameFeeder::LiveMap& in, uint64_t key, const FrameFeeder::LiveResource& r) {
+    const auto it = in.find(key);
+    return it == in.end() || !(it->second == r);
+  };
+  // What was created since, users first; what was destroyed since, in creation order.
+  std::vector<std::pair<ResourceKind, uint32_t>> extra;
+  for (auto it = now.rbegin(); it != now.rend(); ++it) {
+    if (differs(checkpoint.live, it->first, it->second))
+      extra.emplace_back(it->second.kind, it->second.handle);
+  }
+  std::vector<const FrameFeeder::LiveResource*> missing;
+  for (const auto& [key, live] : checkpoint.live) {
+    if (differs(now, key, live)) missing.push_back(&live);
+  }
+  const std::string where =
+      "restoring the checkpoint at frame " + std::to_string(reader_.frameNumber(checkpoint.frameIndex));
+  if (!extra.empty()) {
+    for (const auto& [kind, handle] : extra) {
+      if (auto ok = feeder_->destroy(kind, handle); !ok) return fail(where, ": ", ok.error().message);
+    }
+    // Destroyed on the device before a slot is adopted again by what the checkpoint had there.
+    renderer_->kick();
+    renderer_->flushAndWait();
+  }
+  ResourceContext& rc = renderer_->resources();
+  std::vector<uint64_t> recreated;
+  for (const FrameFeeder::LiveResource* live : missing) {
+    const uint64_t key = FrameFeeder::liveKey(live->kind, live->handle);
+    const auto contents = checkpoint.contents.find(key);
+    std::span<const std::byte> initial = live->code;
+    if (contents != checkpoint.contents.end() && !contents->second.empty()) initial = contents->second[0];
+    if (auto ok = feeder_->create(*live, initial); !ok) return fail(where, ": ", ok.error().message);
+    recreated.push_back(key);
+  }
+  for (const auto& [key, contents] : checkpoint.contents) {
+    const FrameFeeder::LiveResource& live = checkpoint.live.at(key);
+    const bool created = std::find(recreated.begin(), recreated.end(), key) != recreated.end();
+    bool ok = true;
+    if (live.kind == ResourceKind::Buffer) {
+      ok = created || contents[0].empty() || rc.writeBuffer(BufferHandle{live.handle}, 0, contents[0]);
+    } else {
+      const auto create = packetFrom<cmd::CreateTexture>(live.create);
+      for (uint32_t mip = created ? 1 : 0; mip < contents.size() && ok; ++mip) {
+        const uint32_t w = std::max(1u, create.desc.width >> mip),
+                       h = std::max(1u, create.desc.height >> mip);
+        ok = rc.writeTexture(TextureHandle{live.handle}, mip, 0, 0, w, h, contents[mip]);
+      }
+    }
+    if (!ok) {
+      return fail(where, ": ", resourceKindName(live.kind), " #", TextureHandle{live.handle}.index(),
+                  " cannot be written");  // (every kind's handle has the same slot bits)
+    }
+  }
+  renderer_->kick();
+  renderer_->flushAndWait();
+  pending_ = false;
+  open_.reset();
+  bound_.reset();
+  playedStop_.reset();
+  next_ = checkpoint.frameIndex;
+  clean_ = true;
+  broken_ = false;
+  return {};
+}
+
+Result<void> ReplaySession::load(size_t index) {
+  if (loaded_ && loaded_->index == index) return {};
+  loaded_.reset();
+  auto loaded = std::make_unique<Loaded>();
+  loaded->index = index;
+  if (auto ok = reader_.readFrame(index, loaded->record); !ok) return ok.error();
+  const trace::FrameRecord& frame = loaded->record;
+  loaded->order = orderFrame(frame);
+  loaded->sorted = packetsInOrder(frame, loaded->order.sorted);
+  if (options_.edit) {
+    // submitFrame edits a shared packet once, for its first link in submission order (bucket by bucket,
+    // each bucket's keys as recorded): the same edit for every link of it sent again.
+    std::vector<std::vector<uint64_t>> keyStart(frame.buckets.size());
+    for (size_t b = 0; b < frame.buckets.size(); ++b) keyStart[b].resize(frame.buckets[b].keyCount());
+    for (const OrderedKey& k : loaded->order.sorted) keyStart[k.bucket][k.key] = k.firstPacket;
+    loaded->editPosition.resize(loaded->sorted.size());
+    for (size_t p = 0; p < loaded->editPosition.size(); ++p) loaded->editPosition[p] = p;
+    std::vector<uint64_t> firstOfBody;
+    uint16_t bucket = UINT16_MAX;
+    for (const OrderedKey& k : loaded->order.submission) {
+      const trace::BucketRecord& b = frame.buckets[k.bucket];
+      if (k.bucket != bucket) firstOfBody.assign(b.bodyCount(), UINT64_MAX);
+      bucket = k.bucket;
+      uint64_t position = keyStart[k.bucket][k.key];
+      b.forEachInChain(k.key, [&](const trace::PacketRecord& p) {
+        if (p.shared) {
+          if (firstOfBody[p.body] == UINT64_MAX) firstOfBody[p.body] = position;
+          loaded->editPosition[position] = firstOfBody[p.body];
+        }
+        ++position;
+      });
+    }
+  }
+  loaded_ = std::move(loaded);
+  return {};
+}
+
+Result<FrameFeeder::Prepared> ReplaySession::preparedAt(uint64_t position) {
+  const PacketRef& ref = loaded_->sorted[position];
+  const trace::PacketRecord packet = loaded_->record.buckets[ref.bucket].packet(ref.key, ref.link);
+  const uint64_t editPosition = loaded_->editPosition.empty() ? position : loaded_->editPosition[position];
+  return feeder_->prepare(loaded_->record.number, editPosition, packet);
+}
+
+Result<void> ReplaySession::replayPartial(uint64_t stopAfterPackets, SeekResult& result) {
+  auto mark = std::chrono::steady_clock::now();
+  const uint64_t packets = loaded_->sorted.size();
+  // From here the device is inside the frame, even if the submit fails half way: closeOpen() undoes it.
+  open_ = Open{loaded_->index, 0};
+  auto submitted = feeder_->submitFrame(loaded_->record, FrameFeeder::Requests::HoldDestroys);
+  const uint64_t stop = submitted ? std::min(stopAfterPackets, packets) : 0;
+  result.feedMs = msSince(mark);
+  // A failed submit is kicked too, running none of its packets: nothing half recorded waits in the buckets.
+  renderer_->kick({.stopAfterPackets = stop});
+  renderer_->flushAndWait();
+  pending_ = false;
+  result.executeMs = msSince(mark);
+  if (!submitted) return submitted;
+  open_->stop = stop;
+  result.packetsRun = stop;
+  ++result.framesReplayed;
+  bound_ = std::make_unique<BoundState>([this](PipelineHandle pipeline) {
+    const FrameFeeder::LiveResource* live = feeder_->live(ResourceKind::Pipeline, pipeline.value);
+    return live && !packetFrom<cmd::CreatePipeline>(live->create).desc.computeShader.isNull();
+  });
+  return {};
+}
+
+Result<void> ReplaySession::continueOpen(uint64_t stopAfterPackets, SeekResult& result) {
+  auto mark = std::chrono::steady_clock::now();
+  const uint64_t from = open_->stop;
+  const uint64_t end = std::min<uint64_t>(stopAfterPackets, loaded_->sorted.size());
+  if (end <= from) return {};  // the same stop again: nothing to run, the caller only reads back
+  // The bound state where the last step stopped, then the packets that bring it back.
+  while (bound_->position() < from) {
+    auto p = preparedAt(bound_->position());
+    if (!p) return p.error();
+    bound_->apply(p->type, p->payload, p->aux);
+  }
+  const std::vector<uint64_t> prefix = bound_->prefix();
+  // Prepared in full before anything is recorded: a packet this build cannot replay leaves the buckets
+  // as they were.
+  struct Step {
+    CommandType type;
+    std::vector<std::byte> payload;
+    std::span<const std::byte> aux;
+  };
+  std::vector<Step> steps;
+  steps.reserve(prefix.size() + (end - from));
+  auto add = [&](uint64_t position, bool reopen) -> Result<void> {
+    auto p = preparedAt(position);
+    if (!p) return p.error();
+    steps.push_back(Step{p->type, {p->payload.begin(), p->payload.end()}, p->aux});
+    if (reopen) BoundState::reopenPass(steps.back().payload);
+    return {};
+  };
+  for (const uint64_t position : prefix) {
+    if (auto ok = add(position, position == bound_->openPass()); !ok) return ok;
+  }
+  for (uint64_t position = from; position < end; ++position) {
+    if (auto ok = add(position, false); !ok) return ok;
+  }
+  if (!stepBucket_) {
+    // Made when first needed, after the trace's buckets: empty in every other frame, so it changes
+    // neither their merge order nor a frame's sorted-order hash.
+    auto bucket = std::make_unique<RecordedBucket>("replay: continued step");
+    stepBucket_ = bucket.get();
+    renderer_->adoptBucket(std::move(bucket));
+  }
+  uint64_t key = 0;
+  for (const Step& step : steps) stepBucket_->addBytes(key++, step.type, step.payload, step.aux);
+  result.feedMs += msSince(mark);
+  renderer_->kick();
+  renderer_->flushAndWait();
+  result.executeMs += msSince(mark);
+  result.prefixPackets = prefix.size();
+  result.packetsRun = end - from;
+  open_->stop = end;
+  return {};
+}
+
+Result<SeekResult> ReplaySession::seek(size_t index, uint64_t stopAfterPackets) {
+  if (index >= reader_.frameCount()) {
+    return fail(reader_.name(), ": frame index ", index, " is past the trace's ", reader_.frameCount(),
+                " frames");
+  }
+  SeekResult result;
+  auto mark = std::chrono::steady_clock::now();
+  auto finish = [&]() -> SeekResult {
+    result.frame = loaded_->record.number;
+    result.packets = loaded_->sorted.size();
+    result.executed = open_->stop;
+    return result;
+  };
+  if (!broken_ && open_ && open_->index == index && stopAfterPackets >= open_->stop) {
+    // Forward within the frame (or the same stop again): only the packets after the last stop.
+    result.path = SeekPath::Continued;
+    broken_ = true;
+    if (auto ok = continueOpen(stopAfterPackets, result); !ok) return ok.error();
+    broken_ = false;
+    return finish();
+  }
+  bool restored = false;
+  if (broken_ || open_ || next_ > index || !clean_) {
+    if (!broken_ && checkpoint_ && checkpoint_->frameIndex <= index) {
+      if (auto ok = restoreCheckpoint(); !ok) return ok.error();
+      restored = true;
+    } else if (auto ok = restart(); !ok) {
+      return ok.error();
+    }
+  }
+  // Whatever fails below leaves a state only a start from the capture start can be sure of.
+  broken_ = true;
+  result.path = restored ? SeekPath::Restored : next_ == 0 ? SeekPath::FromStart : SeekPath::Forward;
+  result.restoreMs = msSince(mark);
+  for (; next_ < index; ++next_) {
+    if (auto ok = reader_.readFrame(next_, frame_); !ok) return ok.error();
+    if (auto ok = feeder_->submitFrame(frame_); !ok) return fail(reader_.name(), ": ", ok.error().message);
+    renderer_->kick();
+    pending_ = false;
+    ++result.framesReplayed;
+    if (result.path == SeekPath::Restored) result.path = SeekPath::Forward;
+  }
+  playedStop_.reset();
+  result.earlierFramesMs = msSince(mark);
+  if (!checkpoint_ || checkpoint_->frameIndex != index) {
+    // A checkpoint that cannot be taken only costs speed: a step back then starts over.
+    if (takeCheckpoint(index)) result.checkpointBytes = checkpoint_->bytes;
+  }
+  result.checkpointMs = msSince(mark);
+  if (auto ok = load(index); !ok) return ok.error();
+  if (auto ok = replayPartial(stopAfterPackets, result); !ok) return ok.error();
+  broken_ = false;
+  return finish();
 }
 
 Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& frame, const FrameOrder& order,
@@ -180,8 +540,8 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
       frame.buckets[k.bucket].forEachInChain(k.key, [&](const trace::PacketRecord& p) {
         if (position++ >= stopAfterPackets) return;
         cmd::BeginRenderPass begin;
-        if (p.type < reader_.header().commands.size() &&
-            reader_.header().commands[p.type].name == "BeginRenderPass" && p.payload.size() == sizeof begin) {
+        if (feeder_->commandType(p.type) == CommandType::BeginRenderPass &&
+            p.payload.size() == sizeof begin) {
           std::memcpy(&begin, p.payload.data(), sizeof begin);
           target = begin.target;
         }
@@ -206,13 +566,55 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
 
 bool ReplaySession::present(const trace::FrameRecord& frame, const FrameOrder& order,
                             uint64_t stopAfterPackets, const TargetChoice& choice) {
-  if (!device_->presents()) return false;
+  if (!device_.presents()) return false;
   std::string name;
   auto texture = chooseTexture(frame, order, stopAfterPackets, choice, name);
   if (!texture) return false;
   // The frame about to be kicked; earlier frames may still be ending on the render thread.
-  device_->setPresentSource(*texture, renderer_->recordingFrame());
+  device_.setPresentSource(*texture, renderer_->recordingFrame());
   return true;
+}
+
+Result<TextureContents> ReplaySession::readTexture(TextureHandle texture, uint32_t mip) {
+  const TextureDesc* desc = feeder_->texture(texture);
+  if (!desc) return fail("texture #", texture.index(), " is not alive");
+  if (mip >= std::max(1u, desc->mipLevels)) {
+    return fail("texture #", texture.index(), " has ", std::max(1u, desc->mipLevels), " mip levels, not ",
+                mip + 1);
+  }
+  TextureContents contents{*desc, mip, {}};
+  auto texels = renderer_->withIdleDevice([&](Device& d) { return d.readTexture(texture, mip); });
+  if (!texels) return texels.error();
+  contents.texels = std::move(texels.value());
+  return contents;
+}
+
+Result<std::vector<std::byte>> ReplaySession::readBuffer(BufferHandle buffer) {
+  if (!feeder_->live(ResourceKind::Buffer, buffer.value))
+    return fail("buffer #", buffer.index(), " is not alive");
+  return renderer_->withIdleDevice([&](Device& d) { return d.readBuffer(buffer); });
+}
+
+Result<TargetImage> ReplaySession::readTarget(const TargetChoice& choice) {
+  TargetImage out;
+  Result<TextureHandle> texture = Error{};
+  if (open_ && loaded_) {
+    texture = chooseTexture(loaded_->record, loaded_->order, open_->stop, choice, out.name);
+  } else if (playedStop_) {
+    const FrameOrder order = choice.kind == TargetChoice::Kind::LastPass ? orderFrame(frame_) : FrameOrder{};
+    texture = chooseTexture(frame_, order, *playedStop_, choice, out.name);
+  } else {
+    return fail(reader_.name(), ": no frame replayed yet, so there is no target to read");
+  }
+  if (!texture) return texture.error();
+  out.texture = *texture;
+  auto contents = readTexture(*texture);
+  if (!contents) return fail("reading back ", out.name, ": ", contents.error().message);
+  auto image =
+      image::fromTexels(contents->desc.width, contents->desc.height, contents->desc.format, contents->texels);
+  if (!image) return fail(out.name, ": ", image.error().message);
+  out.image = std::move(image.value());
+  return out;
 }
 
 Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterPackets,
@@ -221,12 +623,18 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
     return fail(reader_.name(), ": frame index ", index, " is past the trace's ", reader_.frameCount(),
                 " frames");
   }
-  if (lastReplayed_ && index <= *lastReplayed_) {
+  if (open_ || broken_) {
+    // After a seek: the state at the start of the frame it stopped in, through the checkpoint if it
+    // serves the frame asked for.
+    const bool restore = !broken_ && checkpoint_ && checkpoint_->frameIndex <= index;
+    if (auto ok = restore ? restoreCheckpoint() : restart(); !ok) return ok.error();
+  }
+  if (next_ > index) {
     if (auto ok = restart(); !ok) return ok.error();
   }
-  const size_t from = lastReplayed_ ? *lastReplayed_ + 1 : 0;
   FrameResult result;
-  for (size_t i = from; i <= index; ++i) {
+  for (; next_ <= index; ++next_) {
+    const size_t i = next_;
     DecodeTimes* times = options_.collectTimings ? &decodeTimes_ : nullptr;
     // One record for every frame: its buffers keep their size, so decoding a frame allocates nothing.
     trace::FrameRecord* frame = &frame_;
@@ -239,7 +647,7 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
       if (auto ok = feeder_->submitFrame(*frame); !ok) return fail(reader_.name(), ": ", ok.error().message);
     }
     ++decodeTimes_.frames;
-    lastReplayed_ = i;
+    pending_ = false;
     if (i < index) {
       renderer_->kick();
       continue;
@@ -259,14 +667,16 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
     }
     if (options_.present) result.presented = present(*frame, *order, stopAfterPackets, *options_.present);
     renderer_->kick({.stopAfterPackets = stopAfterPackets});
+    clean_ = clean_ && result.executed == result.packets;
+    playedStop_ = result.executed;
     if (texture) {
-      const TextureDesc* desc = feeder_->texture(*texture);
-      if (!desc) return fail("frame ", frame->number, ": texture #", texture->index(), " is not alive");
-      auto texels = renderer_->withIdleDevice([&](Device& d) { return d.readTexture(*texture, 0); });
-      if (!texels) {
-        return fail("frame ", frame->number, ": reading back ", result.target, ": ", texels.error().message);
+      auto contents = readTexture(*texture);
+      if (!contents) {
+        return fail("frame ", frame->number, ": reading back ", result.target, ": ",
+                    contents.error().message);
       }
-      auto image = image::fromTexels(desc->width, desc->height, desc->format, *texels);
+      auto image = image::fromTexels(contents->desc.width, contents->desc.height, contents->desc.format,
+                                     contents->texels);
       if (!image) return fail("frame ", frame->number, ": ", result.target, ": ", image.error().message);
       result.image = std::move(image.value());
     }

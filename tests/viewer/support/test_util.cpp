@@ -11,11 +11,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "reel/replay/frame_feeder.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/renderer.h"
-#include "reel/vulkan/vulkan_device.h"
 #include "reel/trace/reader.h"
+#include "reel/vulkan/vulkan_device.h"
 
 namespace reel::viewer::testing {
 
@@ -66,26 +65,18 @@ Result<std::vector<std::byte>> directReplay(const std::string& tracePath, Device
                                             uint64_t stopAfterPackets, uint32_t texture) {
   auto reader = trace::TraceReader::open(tracePath);
   if (!reader) return reader.error();
-  Renderer renderer(device);
-  auto feeder = replay::FrameFeeder::create(renderer, reader->header());
-  if (!feeder) return feeder.error();
-  auto resources = reader->readResources();
-  if (!resources) return resources.error();
-  for (const auto& r : resources.value()) {
-    if (auto ok = feeder.value()->submitResources(r); !ok) return ok.error();
-  }
-  for (size_t i = 0; i <= frameIndex; ++i) {
-    auto frame = reader->readFrame(i);
-    if (!frame) return frame.error();
-    if (auto ok = feeder.value()->submitFrame(frame.value()); !ok) return ok.error();
-    FrameOptions options;
-    if (i == frameIndex) options.stopAfterPackets = stopAfterPackets;
-    renderer.kick(options);
-  }
-  auto texels = renderer.withIdleDevice([&](Device& d) { return d.readTexture(TextureHandle{texture}, 0); });
+  // The engine's play path on the caller's device: every frame from the capture start, the last one
+  // stopped; none of the checkpoints, restores and continued steps that the viewer's stepping uses.
+  auto session = replay::ReplaySession::create(reader.value(), device, {});
+  if (!session) return session.error();
+  if (auto played = session.value()->replayFrame(frameIndex, stopAfterPackets); !played)
+    return played.error();
+  auto texels = session.value()->renderer().withIdleDevice(
+      [&](Device& d) { return d.readTexture(TextureHandle{texture}, 0); });
   const auto errors = device.takeErrors();
   if (!errors.empty()) return fail("direct replay: device error: ", errors.front());
-  if (!feeder.value()->sortMismatches().empty()) return fail("direct replay: sorted order mismatch");
+  if (!session.value()->feeder().sortMismatches().empty())
+    return fail("direct replay: sorted order mismatch");
   return texels;
 }
 

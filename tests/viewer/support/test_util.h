@@ -1,7 +1,8 @@
 #pragma once
-// Helpers the viewer's tests share: scratch folders, a direct replay (a Renderer, the replay feeder and a
-// device, the way `reel replay --stop-at` replays, written here independently of the viewer's
-// SteppingReplay), running reel-viewer under xvfb-run, and reading its --screenshot-info JSON.
+// Helpers the viewer's tests share: scratch folders, a direct replay (the replay engine playing from the
+// capture start on a device of the test's, the way `reel replay --stop-at` replays, none of the
+// checkpoints and continued steps behind the viewer's stepping), running reel-viewer under xvfb-run, and
+// reading its --screenshot-info JSON.
 
 #include <cstdint>
 #include <filesystem>
@@ -28,8 +29,8 @@ Result<std::unique_ptr<Device>> vulkanDevice();
 Result<std::vector<std::byte>> directReplay(const std::string& trace, Device& device, size_t frameIndex,
                                             uint64_t stopAfterPackets, uint32_t texture);
 
-// reel's own replay session (what `reel replay` drives): it starts over for every frame it goes back
-// to, so each call is a fresh replay to compare the viewer's stepping with, independent of its
+// The replay engine as `reel replay` drives it (replayFrame): it starts over for every frame it goes back
+// to, so each call is a fresh replay to compare the viewer's stepping with, independent of the engine's
 // checkpoints and continued steps.
 class ReferenceReplay {
  public:

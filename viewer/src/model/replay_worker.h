@@ -1,6 +1,7 @@
 #pragma once
-// Runs a SteppingReplay on a thread of its own, so that the UI keeps drawing while a frame replays (and
-// while the device starts, which takes a while on lavapipe). The UI posts requests; only the newest
+// Drives the replay engine (reel::replay::ReplaySession, through SteppingReplay's requests) on a thread of
+// its own, so that the UI keeps drawing while a frame replays (and while the device starts, which takes a
+// while on lavapipe). The UI posts requests; only the newest
 // pending one runs (stepping quickly through commands skips the ones passed over), and the UI polls
 // for the newest result.
 //

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -52,8 +53,52 @@ class FrameFeeder final : public FrameObserver {
   // initial data) into the next frame the caller kicks.
   Result<void> submitResources(const trace::ResourcesRecord& resources);
 
+  // Which of a frame's resource requests submitFrame records.
+  enum class Requests : uint8_t {
+    All,
+    // Creates and writes, not destroys: a replay stopped inside the frame keeps every resource the frame
+    // uses readable, and undoing the frame is then destroying what it created and rewriting contents.
+    HoldDestroys,
+  };
   // Records one frame into the renderer; the caller kicks it (with any FrameOptions).
-  Result<void> submitFrame(const trace::FrameRecord& frame);
+  Result<void> submitFrame(const trace::FrameRecord& frame, Requests requests = Requests::All);
+
+  // A packet of a frame as submitFrame records it: this build's command and the payload with the edit
+  // applied for sorted position `editPosition` of frame `frame`. The payload stays valid until the next
+  // call. For a replay that sends packets of a frame again in an order of its own (ReplaySession's
+  // continued steps), so that they are the packets the whole frame would have sent.
+  struct Prepared {
+    CommandType type = CommandType::Count;
+    std::span<const std::byte> payload;
+    std::span<const std::byte> aux;
+  };
+  Result<Prepared> prepare(uint64_t frame, uint64_t editPosition, const trace::PacketRecord& packet);
+  // This build's command for a trace's command id; nothing when this build cannot replay it.
+  std::optional<CommandType> commandType(uint16_t traceId) const;
+
+  // A resource the replay created and has not destroyed: its create request as recorded (edited), and a
+  // shader's code. Buffers' and textures' contents live on the device only.
+  struct LiveResource {
+    ResourceKind kind = ResourceKind::Count;
+    uint32_t handle = 0;
+    CommandType createType = CommandType::Count;
+    std::vector<std::byte> create;
+    std::vector<std::byte> code;
+    friend bool operator==(const LiveResource&, const LiveResource&) = default;
+  };
+  // Live resources by liveKey(kind, handle): kinds in ResourceKind order, which is the order a resource's
+  // dependencies are created in (textures before the render targets made of them, shaders before
+  // pipelines), then by handle.
+  using LiveMap = std::map<uint64_t, LiveResource>;
+  static uint64_t liveKey(ResourceKind kind, uint32_t handle) { return uint64_t(kind) << 32 | handle; }
+  const LiveMap& liveResources() const { return live_; }
+  const LiveResource* live(ResourceKind kind, uint32_t handle) const;
+
+  // Records a create request for `resource` (with `initial` as a buffer's or mip 0's contents, a
+  // shader's code otherwise) / a destroy request for a live resource; the caller kicks. For a replay that
+  // puts back the resources of an earlier state (ReplaySession's checkpoints).
+  Result<void> create(const LiveResource& resource, std::span<const std::byte> initial);
+  Result<void> destroy(ResourceKind kind, uint32_t handle);
 
   // Records a destroy request for every resource the trace created that is still alive (the caller
   // kicks): the device ends up as before the first frame, and a new feeder can start over.
@@ -84,11 +129,11 @@ class FrameFeeder final : public FrameObserver {
   RecordedBucket& bucketFor(const trace::BucketRecord& bucket);
   const char* intern(std::string_view s);
 
-  void track(CommandType type, std::span<const std::byte> payload);
+  void track(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> code);
 
   Renderer& renderer_;
-  // Live resources by kind (handle values), to destroy them all; and what targets and textures are.
-  std::unordered_set<uint32_t> live_[static_cast<size_t>(ResourceKind::Count)];
+  LiveMap live_;
+  // What live targets and textures are, as their structs (the create requests in live_ are bytes).
   std::unordered_map<uint32_t, RenderTargetDesc> targets_;
   std::unordered_map<uint32_t, TextureDesc> textures_;
   const trace::TraceHeader& header_;
@@ -103,7 +148,14 @@ class FrameFeeder final : public FrameObserver {
   std::vector<SourceLocation> tagLocations_;  // submitBucket's: by tag, its interned strings
 
   mutable std::mutex mutex_;
-  std::deque<std::pair<uint64_t, uint64_t>> expectedHashes_;  // (trace frame, recorded hash), kick order
+  // A recorded frame's hash, paired with the renderer frame it is kicked as: frames a replay kicks
+  // without a recorded one (resources alone, a checkpoint's restore, a continued step) are not checked.
+  struct ExpectedHash {
+    uint64_t rendererFrame;
+    uint64_t traceFrame;
+    uint64_t recorded;
+  };
+  std::deque<ExpectedHash> expectedHashes_;  // kick order
   std::vector<SortMismatch> mismatches_;
   ObserverRegistration registration_;  // last: ends before the members onFrame uses
 };

@@ -27,4 +27,13 @@ struct FrameOrder {
 
 FrameOrder orderFrame(const trace::FrameRecord& frame);
 
+// A packet of a frame by where it is: FrameRecord::buckets[bucket].packet(key, link).
+struct PacketRef {
+  uint16_t bucket;
+  uint32_t key;
+  uint32_t link;
+};
+// Every packet of the frame in `order` (sorted or submission), one entry per position.
+std::vector<PacketRef> packetsInOrder(const trace::FrameRecord& frame, const std::vector<OrderedKey>& order);
+
 }  // namespace reel::replay
