@@ -205,8 +205,8 @@ class ReplaySession {
   struct Checkpoint {
     size_t frameIndex = 0;
     FrameFeeder::LiveMap live;  // what was alive
-    std::map<uint64_t, std::vector<std::vector<std::byte>>>
-        contents;  // live key -> a buffer's bytes, or each mip
+    // By live key: a buffer's bytes, or each mip of a texture.
+    std::map<uint64_t, std::vector<std::vector<std::byte>>> contents;
     uint64_t bytes = 0;
   };
 
@@ -224,6 +224,7 @@ class ReplaySession {
   Result<void> continueOpen(uint64_t stopAfterPackets, SeekResult& result);
   // The packet at a sorted position of the loaded frame, as the feeder records it.
   Result<FrameFeeder::Prepared> preparedAt(uint64_t position);
+  // The texture `choice` names in `frame` after `stopAfterPackets` of its sorted packets.
   Result<TextureHandle> chooseTexture(const trace::FrameRecord& frame, const FrameOrder& order,
                                       uint64_t stopAfterPackets, const TargetChoice& choice,
                                       std::string& name);
