@@ -7,7 +7,7 @@
 #include "reel/runtime/renderer.h"
 
 namespace header_examples {
-void commandBucketExample(reel::CommandBucket<reel::DrawKey>& geometry,
+void commandBucketExample1(reel::CommandBucket<reel::DrawKey>& geometry,
                           reel::BufferHandle camera);  // generated
 }
 
@@ -19,7 +19,7 @@ TEST(CommandBucketExample, RecordsWhatItSays) {
   Renderer renderer(device);
   const BufferHandle camera = renderer.resources().createBuffer(
       BufferDesc{.size = 16, .usage = buffer_usage::kUniform, .domain = MemoryDomain::Device});
-  header_examples::commandBucketExample(renderer.createBucket<DrawKey>("geometry"), camera);
+  header_examples::commandBucketExample1(renderer.createBucket<DrawKey>("geometry"), camera);
   renderer.kick();
   renderer.flushAndWait();
 
