@@ -26,7 +26,7 @@ void Device::reportError(std::string message) {
 }
 
 void Device::requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback) {
-  callback(fail("device '", name(), "' cannot read back texture #", texture.index(), " of frame ", frame));
+  callback(fail("device '", name(), "' cannot read back ", formatHandle(texture), " of frame ", frame));
 }
 
 void Device::assertOwnerThread(const char* call) const {
@@ -46,9 +46,9 @@ namespace {
 using DispatchFn = void (*)(Device&, const void*, const PacketContext&);
 
 constexpr std::array<DispatchFn, kCommandTypeCount> kDispatch = {
-#define REEL_COMMAND(Name, Queue, ...)                                   \
+#define REEL_COMMAND(Name, Queue, ...)                                    \
   [](Device& device, const void* payload, const PacketContext& context) { \
-    device.execute(*static_cast<const cmd::Name*>(payload), context);   \
+    device.execute(*static_cast<const cmd::Name*>(payload), context);     \
   },
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND

@@ -17,17 +17,39 @@ T load(const std::byte* p) {
 void formatValue(std::string& out, const FieldInfo& f, const std::byte* p) {
   char buf[64];
   switch (f.type) {
-    case FieldType::Bool: out += load<uint8_t>(p) ? "true" : "false"; return;
-    case FieldType::U8: std::snprintf(buf, sizeof buf, "%u", unsigned{load<uint8_t>(p)}); break;
-    case FieldType::U16: std::snprintf(buf, sizeof buf, "%u", unsigned{load<uint16_t>(p)}); break;
-    case FieldType::U32: std::snprintf(buf, sizeof buf, "%" PRIu32, load<uint32_t>(p)); break;
-    case FieldType::U64: std::snprintf(buf, sizeof buf, "%" PRIu64, load<uint64_t>(p)); break;
-    case FieldType::I8: std::snprintf(buf, sizeof buf, "%d", int{load<int8_t>(p)}); break;
-    case FieldType::I16: std::snprintf(buf, sizeof buf, "%d", int{load<int16_t>(p)}); break;
-    case FieldType::I32: std::snprintf(buf, sizeof buf, "%" PRId32, load<int32_t>(p)); break;
-    case FieldType::I64: std::snprintf(buf, sizeof buf, "%" PRId64, load<int64_t>(p)); break;
-    case FieldType::F32: std::snprintf(buf, sizeof buf, "%g", double{load<float>(p)}); break;
-    case FieldType::F64: std::snprintf(buf, sizeof buf, "%g", load<double>(p)); break;
+    case FieldType::Bool:
+      out += load<uint8_t>(p) ? "true" : "false";
+      return;
+    case FieldType::U8:
+      std::snprintf(buf, sizeof buf, "%u", unsigned{load<uint8_t>(p)});
+      break;
+    case FieldType::U16:
+      std::snprintf(buf, sizeof buf, "%u", unsigned{load<uint16_t>(p)});
+      break;
+    case FieldType::U32:
+      std::snprintf(buf, sizeof buf, "%" PRIu32, load<uint32_t>(p));
+      break;
+    case FieldType::U64:
+      std::snprintf(buf, sizeof buf, "%" PRIu64, load<uint64_t>(p));
+      break;
+    case FieldType::I8:
+      std::snprintf(buf, sizeof buf, "%d", int{load<int8_t>(p)});
+      break;
+    case FieldType::I16:
+      std::snprintf(buf, sizeof buf, "%d", int{load<int16_t>(p)});
+      break;
+    case FieldType::I32:
+      std::snprintf(buf, sizeof buf, "%" PRId32, load<int32_t>(p));
+      break;
+    case FieldType::I64:
+      std::snprintf(buf, sizeof buf, "%" PRId64, load<int64_t>(p));
+      break;
+    case FieldType::F32:
+      std::snprintf(buf, sizeof buf, "%g", double{load<float>(p)});
+      break;
+    case FieldType::F64:
+      std::snprintf(buf, sizeof buf, "%g", load<double>(p));
+      break;
     case FieldType::Enum: {
       uint64_t v = 0;
       std::memcpy(&v, p, f.size <= sizeof v ? f.size : sizeof v);  // little-endian
@@ -38,15 +60,9 @@ void formatValue(std::string& out, const FieldInfo& f, const std::byte* p) {
       std::snprintf(buf, sizeof buf, "%" PRIu64 "?", v);
       break;
     }
-    case FieldType::Handle: {
-      const uint32_t v = load<uint32_t>(p);
-      if (v == 0) {
-        out += "null";
-        return;
-      }
-      std::snprintf(buf, sizeof buf, "%s#%u.%u", resourceKindName(f.handleKind), v & ((1u << 20) - 1), v >> 20);
-      break;
-    }
+    case FieldType::Handle:
+      out += formatHandle(f.handleKind, load<uint32_t>(p));
+      return;
     case FieldType::Struct: {
       out += '{';
       out += formatFields(f.children, p, f.size);
@@ -111,8 +127,12 @@ void mix(uint64_t& h, const void* data, size_t n) {
 void mixFields(uint64_t& h, std::span<const FieldInfo> fields) {
   for (const FieldInfo& f : fields) {
     mix(h, f.name, std::strlen(f.name) + 1);
-    const uint32_t numbers[] = {f.offset, f.size, f.count, static_cast<uint32_t>(f.type),
-                                static_cast<uint32_t>(f.handleKind), static_cast<uint32_t>(f.enumNames.size())};
+    const uint32_t numbers[] = {f.offset,
+                                f.size,
+                                f.count,
+                                static_cast<uint32_t>(f.type),
+                                static_cast<uint32_t>(f.handleKind),
+                                static_cast<uint32_t>(f.enumNames.size())};
     mix(h, numbers, sizeof numbers);
     if (f.type == FieldType::Struct) mixFields(h, f.children);
   }

@@ -11,8 +11,6 @@ ResourceKind kindOf(CommandType type) {
   return request ? request->kind : ResourceKind::Count;
 }
 
-constexpr uint32_t kIndexMask = (1u << 20) - 1;
-
 }  // namespace
 
 void LiveResources::onCreate(CommandType type, std::span<const std::byte> payload,
@@ -22,7 +20,7 @@ void LiveResources::onCreate(CommandType type, std::span<const std::byte> payloa
   uint32_t handle;
   std::memcpy(&handle, payload.data(), sizeof handle);  // every Create* packet starts with its handle
   auto& entries = byKind_[static_cast<size_t>(kind)];
-  const uint32_t index = handle & kIndexMask;
+  const uint32_t index = handle & kHandleIndexMask;
   if (index >= entries.size()) entries.resize(index + 1);
   Entry& entry = entries[index];
   entry.createType = type;
@@ -39,7 +37,7 @@ void LiveResources::onDestroy(CommandType type, uint32_t handle) {
   const ResourceKind kind = kindOf(type);
   if (kind == ResourceKind::Count) return;
   auto& entries = byKind_[static_cast<size_t>(kind)];
-  const uint32_t index = handle & kIndexMask;
+  const uint32_t index = handle & kHandleIndexMask;
   if (index < entries.size() && entries[index].handle == handle) entries[index] = Entry{};
 }
 

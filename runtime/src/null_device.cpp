@@ -27,7 +27,7 @@ void NullDevice::endFrame(uint64_t frame) {
     }
     const TextureState* t = textures_.find(request.texture);
     if (!t) {
-      request.callback(fail("readback: texture #", request.texture.index(), " is not live"));
+      request.callback(fail("readback: ", formatHandle(request.texture), " is not live"));
       continue;
     }
     request.callback(
@@ -72,8 +72,7 @@ bool NullDevice::check(Handle<K> handle, const char* command, const char* field)
   }
   if (!live && !handle.isNull()) {
     reportError("frame " + std::to_string(frame_) + ": " + command + "." + field + " names " +
-                resourceKindName(K) + " #" + std::to_string(handle.index()) + " generation " +
-                std::to_string(handle.generation()) + ", which is not live on the device");
+                formatHandle(handle) + ", which is not live on the device");
   }
   return live || handle.isNull();
 }
@@ -237,13 +236,13 @@ void NullDevice::execute(const cmd::CopyTexture& p, const PacketContext& c) {
 
 Result<std::vector<std::byte>> NullDevice::readBuffer(BufferHandle buffer) {
   const BufferState* b = buffers_.find(buffer);
-  if (!b) return fail("readBuffer: buffer #", buffer.index(), " is not live");
+  if (!b) return fail("readBuffer: ", formatHandle(buffer), " is not live");
   return b->bytes;
 }
 
 Result<std::vector<std::byte>> NullDevice::readTexture(TextureHandle texture, uint32_t mipLevel) {
   const TextureState* t = textures_.find(texture);
-  if (!t) return fail("readTexture: texture #", texture.index(), " is not live");
+  if (!t) return fail("readTexture: ", formatHandle(texture), " is not live");
   if (mipLevel >= std::max(1u, t->desc.mipLevels))
     return fail("readTexture: mip ", mipLevel, " out of range");
   if (mipLevel == 0) return t->mip0;

@@ -193,7 +193,8 @@ Result<void> ResourceContext::replayRequest(CommandType type, std::span<const st
       break;  // writes name a live handle; the device checks it
   }
   if (!ok) {
-    return fail(commandName(type), ": handle #", handle & ((1u << 20) - 1), " generation ", handle >> 20,
+    const std::optional<ResourceRequest> request = resourceRequestOf(type);
+    return fail(commandName(type), ": ", formatHandle(request ? request->kind : ResourceKind::Count, handle),
                 " cannot be ",
                 commandName(type)[0] == 'C' ? "created (its slot is live)" : "destroyed (it is not live)");
   }

@@ -113,3 +113,16 @@ TEST(HandlePool, AdoptMakesAChosenHandleLive) {
 
 }  // namespace
 }  // namespace reel
+
+namespace reel {
+namespace {
+
+TEST(FormatHandle, KindSlotAndGenerationOneWayEverywhere) {
+  EXPECT_EQ(formatHandle(TextureHandle::make(3, 1)), "texture#3.1");
+  EXPECT_EQ(formatHandle(RenderTargetHandle::make(kHandleIndexMask, 4095)), "render_target#1048575.4095");
+  EXPECT_EQ(formatHandle(BufferHandle{}), "null");
+  EXPECT_EQ(formatHandle(ResourceKind::Sampler, SamplerHandle::make(7, 2).value), "sampler#7.2");
+}
+
+}  // namespace
+}  // namespace reel

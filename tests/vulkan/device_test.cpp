@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "fixture.h"
 #include "context.h"
+#include "fixture.h"
 
 namespace reel::test {
 namespace {
@@ -101,7 +101,7 @@ TEST_F(VulkanTest, OutOfMemoryIsReportedAndTheDeviceCarriesOn) {
   frame();
   const auto errors = takeErrors();
   ASSERT_EQ(errors.size(), 1u) << joinErrors(errors);
-  EXPECT_NE(errors[0].find("CreateBuffer #" + std::to_string(huge.index())), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find("CreateBuffer " + formatHandle(huge)), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find("out of memory"), std::string::npos) << errors[0];
   EXPECT_TRUE(readBuffer(fine).ok());
   // The failed buffer does not exist on the device: a later use is a stale-handle report, not a crash.

@@ -35,7 +35,7 @@ void VulkanDeviceImpl::requestReadback(TextureHandle texture, uint64_t frame, Re
 }
 
 Result<vk::LinearArena::Slice> VulkanDeviceImpl::recordTextureCopy(vk::Texture& texture, uint32_t mip,
-                                                               VkDeviceSize bytes) {
+                                                                   VkDeviceSize bytes) {
   auto slice = ctx_->readback.allocate(bytes, 16);
   if (!slice) return slice.error();
   barriers_.use(texture, kTransferRead);
@@ -79,7 +79,7 @@ void VulkanDeviceImpl::serviceReadbacks(uint64_t frame) {
     auto* slot = textures_.find(request.texture);
     if (!slot) {
       request.callback(
-          fail("readback of frame ", frame, ": texture #", request.texture.index(), " is not live"));
+          fail("readback of frame ", frame, ": ", formatHandle(request.texture), " is not live"));
       continue;
     }
     vk::Texture& texture = **slot;
@@ -106,7 +106,7 @@ void VulkanDeviceImpl::serviceReadbacks(uint64_t frame) {
 }
 
 Result<void> VulkanDeviceImpl::runAndWait(const std::function<Result<void>(VkCommandBuffer)>& record,
-                                      vk::FrameContext*& used) {
+                                          vk::FrameContext*& used) {
   if (lost_) return fail("the device was lost");
   if (frameRecording()) {
     // In the middle of a frame (a FrameObserver): the copy goes into the frame's own command buffer, which
@@ -160,7 +160,7 @@ Result<std::vector<std::byte>> VulkanDeviceImpl::readBackNow(
 Result<std::vector<std::byte>> VulkanDeviceImpl::readBuffer(BufferHandle handle) {
   auto* slot = buffers_.find(handle);
   if (!slot) {
-    return fail("readBuffer: buffer #", handle.index(), " generation ", handle.generation(), " is not live");
+    return fail("readBuffer: ", formatHandle(handle), " is not live");
   }
   vk::Buffer& buffer = **slot;
   const VkDeviceSize bytes = buffer.desc.size;
@@ -178,8 +178,7 @@ Result<std::vector<std::byte>> VulkanDeviceImpl::readBuffer(BufferHandle handle)
 Result<std::vector<std::byte>> VulkanDeviceImpl::readTexture(TextureHandle handle, uint32_t mipLevel) {
   auto* slot = textures_.find(handle);
   if (!slot) {
-    return fail("readTexture: texture #", handle.index(), " generation ", handle.generation(),
-                " is not live");
+    return fail("readTexture: ", formatHandle(handle), " is not live");
   }
   vk::Texture& texture = **slot;
   if (mipLevel >= texture.mipLevels) return fail("readTexture: mip ", mipLevel, " out of range");

@@ -39,8 +39,9 @@ vk::ReadScope bufferReads(uint32_t usage) {
   return r;
 }
 
-std::string resourceName(const char* command, uint32_t handleValue) {
-  return std::string(command) + " #" + std::to_string(handleValue & Handle<ResourceKind::Buffer>::kIndexMask);
+template <ResourceKind K>
+std::string resourceName(const char* command, Handle<K> handle) {
+  return std::string(command) + " " + formatHandle(handle);
 }
 
 }  // namespace
@@ -85,7 +86,7 @@ void VulkanDeviceImpl::nameObject(VkObjectType type, uint64_t handle, const char
 // buffer the previous frame still reads is not overwritten under it).
 
 Result<void> VulkanDeviceImpl::uploadBuffer(vk::Buffer& buffer, uint64_t offset,
-                                        std::span<const std::byte> data) {
+                                            std::span<const std::byte> data) {
   if (data.empty()) return {};
   barriers_.use(buffer, kTransferWrite);
   ++writeEpoch_;
@@ -106,7 +107,8 @@ Result<void> VulkanDeviceImpl::uploadBuffer(vk::Buffer& buffer, uint64_t offset,
 }
 
 Result<void> VulkanDeviceImpl::uploadTexture(vk::Texture& texture, uint32_t mip, uint32_t x, uint32_t y,
-                                         uint32_t width, uint32_t height, std::span<const std::byte> texels) {
+                                             uint32_t width, uint32_t height,
+                                             std::span<const std::byte> texels) {
   const VkDeviceSize bytes = VkDeviceSize{width} * height * formatBytesPerPixel(texture.desc.format);
   auto slice = ctx_->upload.allocate(bytes, 16);
   if (!slice) return slice.error();
@@ -205,7 +207,7 @@ Result<void> VulkanDeviceImpl::clearTexture(vk::Texture& texture) {
 
 void VulkanDeviceImpl::execute(const cmd::CreateBuffer& p, const PacketContext& c) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateBuffer", p.buffer.value);
+  const std::string what = resourceName("CreateBuffer", p.buffer);
   if (p.buffer.isNull() || buffers_.find(p.buffer)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -250,7 +252,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateBuffer& p, const PacketContext& 
 
 void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext& c) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateTexture", p.texture.value);
+  const std::string what = resourceName("CreateTexture", p.texture);
   if (p.texture.isNull() || textures_.find(p.texture)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -378,7 +380,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
 
 void VulkanDeviceImpl::execute(const cmd::CreateSampler& p, const PacketContext&) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateSampler", p.sampler.value);
+  const std::string what = resourceName("CreateSampler", p.sampler);
   if (p.sampler.isNull() || samplers_.find(p.sampler)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -402,7 +404,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateSampler& p, const PacketContext&
 
 void VulkanDeviceImpl::execute(const cmd::CreateShader& p, const PacketContext& c) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateShader", p.shader.value);
+  const std::string what = resourceName("CreateShader", p.shader);
   if (p.shader.isNull() || shaders_.find(p.shader)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -430,7 +432,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateShader& p, const PacketContext& 
 
 void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext&) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreatePipeline", p.pipeline.value);
+  const std::string what = resourceName("CreatePipeline", p.pipeline);
   if (p.pipeline.isNull() || pipelineRecords_.find(p.pipeline)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -444,9 +446,8 @@ void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext
     if (handles[i].isNull()) continue;
     auto* shader = shaders_.find(handles[i]);
     if (!shader) {
-      return reportError(what + ": desc." + fields[i] + " names shader #" +
-                         std::to_string(handles[i].index()) + " generation " +
-                         std::to_string(handles[i].generation()) + ", which is not live on the device");
+      return reportError(what + ": desc." + fields[i] + " names " + formatHandle(handles[i]) +
+                         ", which is not live on the device");
     }
     if ((*shader)->desc.stage != stages[i]) {
       return reportError(what + ": desc." + fields[i] + " is not a " +
@@ -471,7 +472,7 @@ void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext
 
 void VulkanDeviceImpl::execute(const cmd::CreateRenderTarget& p, const PacketContext&) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateRenderTarget", p.target.value);
+  const std::string what = resourceName("CreateRenderTarget", p.target);
   if (p.target.isNull() || targets_.find(p.target)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -482,8 +483,8 @@ void VulkanDeviceImpl::execute(const cmd::CreateRenderTarget& p, const PacketCon
   auto check = [&](TextureHandle handle, bool isDepth, const std::string& field) -> bool {
     auto* slot = textures_.find(handle);
     if (!slot) {
-      reportError(what + ": " + field + " names texture #" + std::to_string(handle.index()) + " generation " +
-                  std::to_string(handle.generation()) + ", which is not live on the device");
+      reportError(what + ": " + field + " names " + formatHandle(handle) +
+                  ", which is not live on the device");
       return false;
     }
     const vk::Texture& t = **slot;
@@ -519,7 +520,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateRenderTarget& p, const PacketCon
 void VulkanDeviceImpl::execute(const cmd::WriteBuffer& p, const PacketContext& c) {
   REEL_REQUEST();
   auto* slot = buffers_.find(p.buffer);
-  const std::string what = resourceName("WriteBuffer", p.buffer.value);
+  const std::string what = resourceName("WriteBuffer", p.buffer);
   if (!slot) return reportError(what + ": the buffer is not live on the device");
   vk::Buffer& buffer = **slot;
   if (p.offset > buffer.desc.size || c.aux.size() > buffer.desc.size - p.offset) {
@@ -533,7 +534,7 @@ void VulkanDeviceImpl::execute(const cmd::WriteBuffer& p, const PacketContext& c
 void VulkanDeviceImpl::execute(const cmd::WriteTexture& p, const PacketContext& c) {
   REEL_REQUEST();
   auto* slot = textures_.find(p.texture);
-  const std::string what = resourceName("WriteTexture", p.texture.value);
+  const std::string what = resourceName("WriteTexture", p.texture);
   if (!slot) return reportError(what + ": the texture is not live on the device");
   vk::Texture& texture = **slot;
   if (p.mipLevel >= texture.mipLevels) {
@@ -557,12 +558,12 @@ void VulkanDeviceImpl::execute(const cmd::WriteTexture& p, const PacketContext& 
 // ---------------------------------------------------------------------------------------------------------
 // Destroy: the object moves into this frame's garbage and dies when the GPU has finished the frame.
 
-#define REEL_DESTROY(Command, table, field)                                                          \
-  void VulkanDeviceImpl::execute(const cmd::Command& p, const PacketContext&) {                          \
-    REEL_REQUEST();                                                                                  \
-    auto object = table.take(p.field);                                                               \
-    if (!object) return reportError(resourceName(#Command, p.field.value) + ": handle is not live"); \
-    retire(std::move(*object));                                                                      \
+#define REEL_DESTROY(Command, table, field)                                                    \
+  void VulkanDeviceImpl::execute(const cmd::Command& p, const PacketContext&) {                \
+    REEL_REQUEST();                                                                            \
+    auto object = table.take(p.field);                                                         \
+    if (!object) return reportError(resourceName(#Command, p.field) + ": handle is not live"); \
+    retire(std::move(*object));                                                                \
   }
 REEL_DESTROY(DestroyBuffer, buffers_, buffer)
 REEL_DESTROY(DestroyTexture, textures_, texture)

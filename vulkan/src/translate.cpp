@@ -53,11 +53,6 @@ VkAttachmentLoadOp loadOp(LoadOp op, bool resume) {
   return VK_ATTACHMENT_LOAD_OP_LOAD;
 }
 
-std::string handleText(const char* kind, uint32_t value) {
-  return std::string(kind) + " #" + std::to_string(value & Handle<ResourceKind::Buffer>::kIndexMask) +
-         " generation " + std::to_string(value >> Handle<ResourceKind::Buffer>::kIndexBits);
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------
@@ -69,7 +64,7 @@ inline bool VulkanDeviceImpl::beginSorted() {
 }
 
 void VulkanDeviceImpl::reportPacket(CommandType command, const PacketContext& context,
-                                const std::string& message) {
+                                    const std::string& message) {
   std::string text = "frame " + std::to_string(frame_) + ": " + commandName(command) + ": " + message;
   if (context.tag) {
     text += " [tag \"" + std::string(context.tag->message()) + "\" at " + context.tag->file + ":" +
@@ -80,13 +75,13 @@ void VulkanDeviceImpl::reportPacket(CommandType command, const PacketContext& co
 
 template <ResourceKind K, typename T>
 T* VulkanDeviceImpl::lookup(vk::ResourceTableOf<K, T>& table, Handle<K> handle, CommandType command,
-                        const char* field, const PacketContext& context) {
+                            const char* field, const PacketContext& context) {
   if (auto* slot = table.find(handle)) [[likely]] {
     return slot->get();
   }
   reportPacket(command, context,
-               std::string(field) + " names " + handleText(resourceKindName(K), handle.value) +
-                   (handle.isNull() ? " (null)" : "") + ", which is not live on the device");
+               std::string(field) + " names " + formatHandle(handle) + (handle.isNull() ? " (null)" : "") +
+                   ", which is not live on the device");
   return nullptr;
 }
 
@@ -211,8 +206,7 @@ void VulkanDeviceImpl::execute(const cmd::BeginRenderPass& p, const PacketContex
     if (!slot) {
       return reportPacket(kType, c,
                           "the target's colors[" + std::to_string(i) + "] names " +
-                              handleText("texture", target->desc.colors[i].value) +
-                              ", which is not live on the device");
+                              formatHandle(target->desc.colors[i]) + ", which is not live on the device");
     }
     pass.colors[i] = slot->get();
   }
@@ -220,7 +214,7 @@ void VulkanDeviceImpl::execute(const cmd::BeginRenderPass& p, const PacketContex
     auto* slot = textures_.find(target->desc.depth);
     if (!slot) {
       return reportPacket(kType, c,
-                          "the target's depth names " + handleText("texture", target->desc.depth.value) +
+                          "the target's depth names " + formatHandle(target->desc.depth) +
                               ", which is not live on the device");
     }
     pass.depth = slot->get();
@@ -404,7 +398,7 @@ struct BufferBindLimits {
 
 #define REEL_BIND_BUFFER(Command, array, offsets, ranges, slots, base, usageBit, usageText, alignField, \
                          rangeField)                                                                    \
-  void VulkanDeviceImpl::execute(const cmd::Command& p, const PacketContext& c) {                           \
+  void VulkanDeviceImpl::execute(const cmd::Command& p, const PacketContext& c) {                       \
     if (!beginSorted()) return;                                                                         \
     constexpr CommandType kType = CommandType::Command;                                                 \
     if (p.slot >= slots) return reportPacket(kType, c, "slot " + std::to_string(p.slot) + " > 3");      \

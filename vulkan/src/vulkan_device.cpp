@@ -1,12 +1,11 @@
 // The Vulkan device's life and frames: creation, frame contexts, submission, presentation, waitIdle.
-#include "vulkan_device_impl.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "formats.h"
+#include "vulkan_device_impl.h"
 
 namespace reel {
 
@@ -146,7 +145,8 @@ Result<void> VulkanDeviceImpl::beginCommandBuffer() {
   return {};
 }
 
-Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage, VkSemaphore signal) {
+Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage,
+                                          VkSemaphore signal) {
   VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
   if (ctx_) ctx_->gpuTimer.endCommandBuffer(cmd);
   if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
@@ -350,8 +350,8 @@ std::optional<uint32_t> VulkanDeviceImpl::recordPresent() {
   if (source.isNull()) return std::nullopt;
   auto* slot = textures_.find(source);
   if (!slot) {
-    reportError("frame " + std::to_string(frame_) + ": the present source texture #" +
-                std::to_string(source.index()) + " is not live");
+    reportError("frame " + std::to_string(frame_) + ": the present source " + formatHandle(source) +
+                " is not live");
     return std::nullopt;
   }
   vk::Texture& texture = **slot;

@@ -316,8 +316,7 @@ Result<void> ReplaySession::restoreCheckpoint() {
       }
     }
     if (!ok) {
-      return fail(where, ": ", resourceKindName(live.kind), " #", TextureHandle{live.handle}.index(),
-                  " cannot be written");  // (every kind's handle has the same slot bits)
+      return fail(where, ": ", formatHandle(live.kind, live.handle), " cannot be written");
     }
   }
   renderer_->kick();

@@ -95,12 +95,7 @@ std::optional<uint64_t> readField(std::span<const FieldInfo> fields, std::span<c
 }
 
 std::string handleName(ResourceKind kind, uint32_t handle) {
-  if (handle == 0) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%s#%u.%u", resourceKindName(kind),
-                handle & Handle<ResourceKind::Buffer>::kIndexMask,
-                handle >> Handle<ResourceKind::Buffer>::kIndexBits);
-  return buf;
+  return formatHandle(kind, handle);
 }
 
 std::string hexLine(std::span<const std::byte> bytes, size_t line) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "reel/runtime/assert.h"
@@ -23,10 +24,17 @@ namespace reel {
 enum class ResourceKind : uint8_t { Buffer, Texture, Sampler, Shader, Pipeline, RenderTarget, Count };
 const char* resourceKindName(ResourceKind kind);
 
+// The split of a handle's 32 bits, the same for every kind.
+inline constexpr uint32_t kHandleIndexBits = 20;
+inline constexpr uint32_t kHandleIndexMask = (1u << kHandleIndexBits) - 1;
+
+// How every tool and message prints a handle: "texture#3.1" (kind, slot index, generation); "null" for 0.
+std::string formatHandle(ResourceKind kind, uint32_t value);
+
 template <ResourceKind Kind>
 struct Handle {
   static constexpr ResourceKind kKind = Kind;
-  static constexpr uint32_t kIndexBits = 20;
+  static constexpr uint32_t kIndexBits = kHandleIndexBits;
   static constexpr uint32_t kGenerationBits = 12;
   static constexpr uint32_t kIndexMask = (1u << kIndexBits) - 1;
   static constexpr uint32_t kGenerationMask = (1u << kGenerationBits) - 1;
@@ -42,6 +50,11 @@ struct Handle {
   constexpr bool isNull() const { return value == 0; }
   friend constexpr bool operator==(Handle, Handle) = default;
 };
+
+template <ResourceKind Kind>
+std::string formatHandle(Handle<Kind> handle) {
+  return formatHandle(Kind, handle.value);
+}
 
 using BufferHandle = Handle<ResourceKind::Buffer>;
 using TextureHandle = Handle<ResourceKind::Texture>;
