@@ -115,8 +115,6 @@ class VulkanDevice : public Device {
 
   const char* name() const override { return "vulkan"; }
 
-  // Whether this device has a swapchain (options.createSurface was set).
-  bool windowed() const { return presents(); }
   // Any thread: the texture each frame's end blits to the window (windowed only; null: none). The
   // per-frame choice, setPresentSource(texture, frame), takes precedence for its frame.
   using Device::setPresentSource;
