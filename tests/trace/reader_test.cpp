@@ -7,16 +7,20 @@
 
 #define ZSTD_STATIC_LINKING_ONLY  // ZSTD_isSkippableFrame, ZSTD_decompressBound
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <future>
 #include <random>
 #include <regex>
 
 #include "reel/capture/capture.h"
 #include "reel/runtime/null_device.h"
+#include "reel/schema/checksum.h"
 #include "reel/schema/messages.h"
 #include "reel/schema/shuffle.h"
 #include "scene.h"
@@ -105,6 +109,33 @@ Bytes headerFrame(const HeaderSpec& spec) {
             reinterpret_cast<const std::byte*>(fbb.GetBufferPointer() + fbb.GetSize()));
   raw.resize(schema::alignMessage(static_cast<uint64_t>(raw.size())));
   return zstdFrame(raw.data(), raw.size());
+}
+
+// An index frame (Index message, footer) built here, so that its entries can say anything. `checksum`:
+// the footer's CRC-32 as format 1.1 writes it; else 0, as format 1.0 wrote.
+Bytes indexFrame(const std::vector<trace::ChunkInfo>& chunks, const std::vector<trace::MessageInfo>& messages,
+                 bool checksum) {
+  flatbuffers::FlatBufferBuilder fbb;
+  std::vector<fb::ChunkEntry> chunkEntries;
+  for (const auto& c : chunks) chunkEntries.emplace_back(c.offset, c.compressedSize, c.rawSize);
+  std::vector<fb::MessageEntry> messageEntries;
+  for (const auto& m : messages) messageEntries.emplace_back(m.frame, m.chunk, m.offset, m.size, m.kind);
+  const auto index = fb::CreateIndex(fbb, fbb.CreateVectorOfStructs(chunkEntries),
+                                     fbb.CreateVectorOfStructs(messageEntries));
+  fb::MessageBuilder message(fbb);
+  message.add_body_type(fb::Body::Index);
+  message.add_body(index.Union());
+  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+  const uint32_t indexBytes = schema::alignMessage(static_cast<uint32_t>(fbb.GetSize()));
+  Bytes frame(schema::kSkippableHeaderBytes + indexBytes + schema::kFooterBytes);
+  schema::storeLE32(frame.data(), schema::kIndexFrameMagic);
+  schema::storeLE32(frame.data() + 4, indexBytes + schema::kFooterBytes);
+  std::memcpy(frame.data() + 8, fbb.GetBufferPointer(), fbb.GetSize());
+  schema::storeLE32(frame.data() + 8 + indexBytes, indexBytes);
+  schema::storeLE32(frame.data() + 8 + indexBytes + 4,
+                    checksum ? schema::crc32(frame.data() + 8, indexBytes) : 0);
+  schema::storeLE64(frame.data() + 8 + indexBytes + 8, schema::kFooterMagic);
+  return frame;
 }
 
 // One trace shared by the tests: 10 frames of the test scene, two per chunk.
@@ -407,6 +438,9 @@ TEST_F(ReaderTest, AChecksumMismatchNamesTheChunkAndOnlyItsFramesAreLost) {
       expectFrameEquals((*frames_)[i], frame.value());
     }
   }
+  // The chunk itself is damaged, not the index: it stays in use, and nothing was rebuilt.
+  EXPECT_TRUE(reader->hasIndex());
+  EXPECT_EQ(reader->warnings(), std::vector<std::string>{});
 }
 
 TEST_F(ReaderTest, ACorruptChunkIsSkippedWhenTheIndexIsRebuilt) {
@@ -426,7 +460,7 @@ TEST_F(ReaderTest, ACorruptChunkIsSkippedWhenTheIndexIsRebuilt) {
 TEST_F(ReaderTest, ADamagedIndexIsNotTrustedButRebuilt) {
   const uint64_t indexMessage = indexStart() + schema::kSkippableHeaderBytes;
   // The skippable frame's magic and size, the message's root offset and a field, the footer's index size
-  // and magic. (Padding and the footer's reserved word carry nothing: a flip there changes nothing.)
+  // and magic.
   for (const uint64_t at :
        {indexStart(), indexStart() + 4, indexMessage + 1, indexMessage + 20, uint64_t{bytes_->size() - 16},
         uint64_t{bytes_->size() - 8}, uint64_t{bytes_->size() - 1}}) {
@@ -444,24 +478,178 @@ TEST_F(ReaderTest, ADamagedIndexIsNotTrustedButRebuilt) {
   }
 }
 
+// Issue 17: a flipped byte of an index that still passed the structural checks lost intact frames.
+// With the index's checksum, no byte of it (message, padding, footer, frame header) can change
+// unnoticed: each flip costs a scan of the chunks, never a frame.
+TEST_F(ReaderTest, EveryByteOfTheIndexFlippedLosesNoFrame) {
+  auto original = TraceReader::open(path_);
+  ASSERT_TRUE(original);
+  auto resources = original->readResources();
+  ASSERT_TRUE(resources);
+  ASSERT_FALSE(resources->empty());
+  std::mt19937_64 random(17);
+  for (uint64_t at = indexStart(); at < bytes_->size(); ++at) {
+    for (const int mask : {0x01, 0x80, 1 + static_cast<int>(random() % 255)}) {
+      SCOPED_TRACE("byte " + std::to_string(at) + " of " + std::to_string(bytes_->size()) + " ^ " +
+                   std::to_string(mask));
+      Bytes damaged = *bytes_;
+      damaged[at] ^= static_cast<std::byte>(mask);
+      auto reader = openBytes(std::move(damaged));
+      ASSERT_TRUE(reader) << reader.error().message;
+      EXPECT_FALSE(reader->hasIndex());
+      ASSERT_EQ(reader->warnings().size(), 1u);
+      EXPECT_TRUE(reader->warnings()[0].find("index is invalid") != std::string::npos ||
+                  reader->warnings()[0].find("no index") != std::string::npos)
+          << reader->warnings()[0];
+      ASSERT_EQ(reader->frameCount(), kFrames);
+      for (size_t i = 0; i < kFrames; ++i) {
+        auto frame = reader->readFrame(i);
+        ASSERT_TRUE(frame) << frame.error().message;
+        expectFrameEquals((*frames_)[i], frame.value());
+      }
+      auto read = reader->readResources();
+      ASSERT_TRUE(read) << read.error().message;
+      EXPECT_EQ(read->size(), resources->size());
+      EXPECT_TRUE(reader->complete());
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST_F(ReaderTest, AnIndexWithAWrongChecksumIsNotUsed) {
+  Bytes damaged = *bytes_;
+  damaged[bytes_->size() - 12] ^= std::byte{0x01};  // the footer's checksum
+  auto reader = openBytes(std::move(damaged));
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_FALSE(reader->hasIndex());
+  EXPECT_EQ(reader->warnings(),
+            std::vector<std::string>{"t.reel: byte " + std::to_string(bytes_->size() - 12) +
+                                     ": index is invalid (checksum mismatch): rebuilt by "
+                                     "reading the chunks"});
+  EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+}
+
+// An index whose entries are wrong, but whose checksum passes or that has none, in two forms:
+//  - format 1.0, which wrote no checksum: each chunk is compared with the index when the trace opens;
+//  - format 1.1, its checksum right (as a writer bug would leave it): checked for what the writer always
+//    does (messages back to back, filling their chunks, frames in order), and each chunk that does not
+//    read through the index is compared with it.
+// Either way a wrong entry costs a scan of the chunks, with one warning, and no frame.
+TEST_F(ReaderTest, AnIndexThatDisagreesWithAChunkIsRebuilt) {
+  const auto frameMessage = [](size_t n) {
+    size_t seen = 0;
+    for (size_t i = 0; i < messages_->size(); ++i) {
+      if ((*messages_)[i].kind == static_cast<uint8_t>(fb::Body::Frame) && seen++ == n) return i;
+    }
+    ADD_FAILURE() << "no frame " << n;
+    return size_t{0};
+  };
+  const auto resourcesMessage = [] {
+    for (size_t i = 0; i < messages_->size(); ++i) {
+      if ((*messages_)[i].kind == static_cast<uint8_t>(fb::Body::Resources)) return i;
+    }
+    ADD_FAILURE() << "no resources";
+    return size_t{0};
+  };
+  using Edit = std::function<void(std::vector<trace::ChunkInfo>&, std::vector<trace::MessageInfo>&)>;
+  struct Case {
+    const char* what;
+    Edit edit;
+    std::vector<std::string> warning;  // parts of the one warning
+    bool withChecksum;                 // also as format 1.1 (what reading can see)
+  };
+  const Case cases[] = {
+      {"the last frame's number",
+       [&](auto&, auto& m) { m[frameMessage(kFrames - 1)].frame = 56834; },
+       {"the index disagrees with chunk 4 (its message ", " is of frame 9, the index says frame 56834)"},
+       true},
+      {"a middle frame's number",
+       [&](auto&, auto& m) { m[frameMessage(4)].frame = 56834; },
+       {"index is invalid (message ", ": frame 5 after frame 56834)"},
+       true},
+      {"the resources' frame",
+       [&](auto&, auto& m) { m[resourcesMessage()].frame += 1; },
+       {"the index disagrees with chunk 0 (its message ", "the index says frame 1)"},
+       true},
+      {"a chunk's raw size", [](auto& c, auto&) { c[2].rawSize += 8; }, {"index is invalid (message "}, true},
+      {"a chunk's raw size, and its last message's size with it",
+       [&](auto& c, auto& m) {
+         c[2].rawSize += 8;
+         m[frameMessage(5)].size += 8;
+       },
+       {"the index disagrees with chunk 2 (it decompresses to "},
+       true},
+      {"a message's offset",
+       [&](auto&, auto& m) { m[frameMessage(3)].offset += 8; },
+       {"index is invalid (message "},
+       true},
+      {"a message's size",
+       [&](auto&, auto& m) { m[frameMessage(2)].size -= 8; },
+       {"index is invalid (message "},
+       true},
+      {"a frame's kind",
+       [&](auto&, auto& m) { m[frameMessage(6)].kind = static_cast<uint8_t>(fb::Body::Marker); },
+       {"the index disagrees with chunk 3 (its message ", " is a Frame, the index says Marker)"},
+       false},
+  };
+  const Bytes header10 = headerFrame({.minor = 0});
+  const std::span<const std::byte> header11 = std::span(*bytes_).first(headerEnd());
+  const std::span<const std::byte> chunkBytes =
+      std::span(*bytes_).subspan(headerEnd(), indexStart() - headerEnd());
+  for (const bool withChecksum : {false, true}) {
+    for (const Case& c : cases) {
+      if (withChecksum && !c.withChecksum) continue;
+      SCOPED_TRACE(std::string(c.what) + (withChecksum ? ", format 1.1" : ", format 1.0"));
+      std::vector<trace::ChunkInfo> chunks = *chunks_;
+      std::vector<trace::MessageInfo> messages = *messages_;
+      if (!withChecksum) {
+        for (auto& chunk : chunks) chunk.offset = chunk.offset - headerEnd() + header10.size();
+      }
+      c.edit(chunks, messages);
+      const Bytes trace = withChecksum ? concat({header11, chunkBytes, indexFrame(chunks, messages, true)})
+                                       : concat({header10, chunkBytes, indexFrame(chunks, messages, false)});
+      // The resources, then every frame, the last frame's chunk first.
+      auto reader = openBytes(trace);
+      ASSERT_TRUE(reader) << reader.error().message;
+      auto resources = reader->readResources();
+      ASSERT_TRUE(resources) << resources.error().message;
+      EXPECT_EQ(resources->size(), 1u);
+      for (size_t n = 0; n < kFrames; ++n) {
+        const size_t i = kFrames - 1 - n;
+        auto frame = reader->readFrame(i);
+        ASSERT_TRUE(frame) << i << ": " << frame.error().message;
+        expectFrameEquals((*frames_)[i], frame.value());
+      }
+      EXPECT_EQ(reader->frameCount(), kFrames);
+      EXPECT_FALSE(reader->hasIndex());
+      EXPECT_TRUE(reader->complete());
+      ASSERT_EQ(reader->warnings().size(), 1u);
+      for (const std::string& part : c.warning)
+        EXPECT_NE(reader->warnings()[0].find(part), std::string::npos) << reader->warnings()[0];
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  // Unedited, the same index is used as it is, in both forms.
+  for (const bool withChecksum : {false, true}) {
+    std::vector<trace::ChunkInfo> chunks = *chunks_;
+    if (!withChecksum) {
+      for (auto& chunk : chunks) chunk.offset = chunk.offset - headerEnd() + header10.size();
+    }
+    auto reader =
+        openBytes(withChecksum ? concat({header11, chunkBytes, indexFrame(chunks, *messages_, true)})
+                               : concat({header10, chunkBytes, indexFrame(chunks, *messages_, false)}));
+    ASSERT_TRUE(reader);
+    EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+    EXPECT_TRUE(reader->hasIndex());
+    EXPECT_EQ(reader->warnings(), std::vector<std::string>{});
+  }
+}
+
 TEST_F(ReaderTest, AnIndexPointingOutsideTheFileIsRefused) {
-  // A well-formed index whose chunk claims more bytes than there are.
-  flatbuffers::FlatBufferBuilder fbb;
-  std::vector<fb::ChunkEntry> chunks;
-  for (const auto& c : *chunks_) chunks.emplace_back(c.offset, c.compressedSize, c.rawSize);
-  chunks.back() = fb::ChunkEntry(chunks.back().offset(), uint64_t{1} << 40, chunks.back().raw_size());
-  const auto index = fb::CreateIndex(fbb, fbb.CreateVectorOfStructs(chunks));
-  fb::MessageBuilder message(fbb);
-  message.add_body_type(fb::Body::Index);
-  message.add_body(index.Union());
-  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
-  const uint32_t indexBytes = schema::alignMessage(static_cast<uint32_t>(fbb.GetSize()));
-  Bytes frame(schema::kSkippableHeaderBytes + indexBytes + schema::kFooterBytes);
-  schema::storeLE32(frame.data(), schema::kIndexFrameMagic);
-  schema::storeLE32(frame.data() + 4, indexBytes + schema::kFooterBytes);
-  std::memcpy(frame.data() + 8, fbb.GetBufferPointer(), fbb.GetSize());
-  schema::storeLE32(frame.data() + 8 + indexBytes, indexBytes);
-  schema::storeLE64(frame.data() + 8 + indexBytes + 8, schema::kFooterMagic);
+  // A well-formed index, its checksum right, whose chunk claims more bytes than there are.
+  std::vector<trace::ChunkInfo> chunks = *chunks_;
+  chunks.back().compressedSize = uint64_t{1} << 40;
+  const Bytes frame = indexFrame(chunks, {}, true);
   auto reader = openBytes(concat({std::span(*bytes_).first(indexStart()), frame}));
   ASSERT_TRUE(reader) << reader.error().message;
   ASSERT_FALSE(reader->warnings().empty());
@@ -509,6 +697,44 @@ TEST(Reader, AMissingFileSaysSo) {
   auto reader = TraceReader::open("/nonexistent/trace.reel");
   ASSERT_FALSE(reader);
   EXPECT_EQ(reader.error().message, "/nonexistent/trace.reel: cannot open: No such file or directory");
+}
+
+// Opens `path` on another thread; fails the test (and ends the process, whose opening thread cannot be
+// stopped) if that takes more than a few seconds, instead of hanging the suite.
+Result<TraceReader> openWithin5s(const std::string& path) {
+  auto opening = std::async(std::launch::async, [path] { return TraceReader::open(path); });
+  if (opening.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    ADD_FAILURE() << "TraceReader::open(" << path << ") did not return within 5 s";
+    std::fflush(stdout);
+    std::_Exit(1);
+  }
+  return opening.get();
+}
+
+// Issue 17: a FIFO given as the trace blocked every subcommand for ever.
+TEST(Reader, SpecialFilesAreRefusedAtOnceWithTheirName) {
+  TempDir dir;
+  const std::string fifo = dir.path("fifo.reel");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const struct {
+    std::string path;
+    std::string error;
+  } cases[] = {
+      {fifo,
+       fifo + ": not a regular file (a FIFO): a trace is read from a file (save a piped trace to one first)"},
+      {"/dev/zero",
+       "/dev/zero: not a regular file (a character device): a trace is read from a file (save a "
+       "piped trace to one first)"},
+      {"/dev/null",
+       "/dev/null: not a regular file (a character device): a trace is read from a file (save a "
+       "piped trace to one first)"},
+      {dir.dir(), dir.dir() + ": is a directory, not a trace"},
+  };
+  for (const auto& c : cases) {
+    auto reader = openWithin5s(c.path);
+    ASSERT_FALSE(reader) << c.path;
+    EXPECT_EQ(reader.error().message, c.error);
+  }
 }
 
 TEST_F(ReaderTest, ANewerMajorVersionIsRefused) {

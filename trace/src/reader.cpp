@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "decode.h"
+#include "reel/schema/checksum.h"
 #include "reel/schema/compression.h"
 
 namespace reel::trace {
@@ -61,6 +62,24 @@ struct Chunk {
   const std::byte* data() const { return buffer.bytes.get(); }
 };
 
+// One chunk read on its own, from its zstd frame alone: what a scan finds there.
+struct ChunkScan {
+  ChunkInfo info;  // readable: false when it does not decompress
+  std::vector<MessageInfo> messages;
+  std::shared_ptr<Chunk> raw;
+  std::string problem;  // the warning: why it is unreadable, or where its walk stopped; empty: read whole
+};
+
+// The 'what' of a special file given as a trace.
+const char* fileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
 }  // namespace
 
 struct TraceReader::Impl {
@@ -86,6 +105,12 @@ struct TraceReader::Impl {
   // chunk fits the spare and a replay moving from chunk to chunk allocates once.
   uint64_t largestChunk = 0;
   Decoder decoder;
+  // The chunk in which the last read through the index failed (UINT32_MAX: none, or not in a chunk):
+  // where to look whether the index or the chunk is to blame.
+  uint32_t failedChunk = UINT32_MAX;
+  // Where the footer says the index frame starts (UINT64_MAX: no footer): a scan that reaches it finds
+  // the index frame, whose damage readIndex has already reported, and not another chunk.
+  uint64_t indexFrameStart = UINT64_MAX;
 
   const std::byte* data() const { return file->data(); }
   uint64_t size() const { return file->size(); }
@@ -103,7 +128,20 @@ struct TraceReader::Impl {
   Result<void> readHeader();
   bool readIndex();
   void scan();
+  ChunkScan scanChunk(uint64_t offset, uint64_t compressedSize, uint32_t chunk);
   void finishMessages();
+  // Whether chunk `chunk`, read on its own, says something other than the index does (why, if so): a
+  // chunk that does not read on its own is damaged itself, and the index is not to blame.
+  std::optional<std::string> disagreement(uint32_t chunk);
+  // Drops the index for a scan of the chunks.
+  void rebuildIndex(uint32_t chunk, const std::string& why);
+  // Runs `read`, which reads through the index; when it fails in a chunk the index misdescribes, the
+  // index is rebuilt and `read` runs again (message and frame positions may have changed: `read` looks
+  // them up afresh).
+  template <typename Read>
+  auto withIndexFallback(Read&& read) -> decltype(read());
+  Result<void> readKeyLayouts();
+  Result<void> readFrameAt(size_t index, FrameRecord& into);
   std::string framesOfChunk(uint32_t chunk) const;
   Result<void> checkFrameHeader(uint64_t offset, uint64_t available, const char* what) const;
   // Decompresses one zstd frame into `capacity` bytes (at most `limit`); `exact`: it must fill them (the
@@ -211,9 +249,17 @@ bool TraceReader::Impl::readIndex() {
     return invalid(footer, "footer gives ", indexBytes, " index bytes");
   }
   const uint64_t start = footer - indexBytes - schema::kSkippableHeaderBytes;
+  indexFrameStart = start;
   if (schema::loadLE32(data() + start) != schema::kIndexFrameMagic ||
       schema::loadLE32(data() + start + 4) != indexBytes + schema::kFooterBytes) {
     return invalid(start, "its skippable frame header does not match the footer");
+  }
+  // Format 1.0 wrote no checksum (container.h): its index is only as good as the checks below and the
+  // comparison with each chunk that fails to read through it (withIndexFallback).
+  if (header.formatMinor >= 1) {
+    const uint32_t stored = schema::loadLE32(data() + footer + 4);
+    const uint32_t computed = schema::crc32(data() + start + schema::kSkippableHeaderBytes, indexBytes);
+    if (stored != computed) return invalid(footer + 4, "checksum mismatch");
   }
   // Copied out: in the file the message may sit at any alignment.
   std::vector<uint64_t> aligned(indexBytes / 8);
@@ -244,6 +290,14 @@ bool TraceReader::Impl::readIndex() {
   }
   if (expected != start)
     return invalid(start, "the chunks end at byte ", expected, ", the index frame starts at ", start);
+  // What the writer does, and so what the index must say (a scan is never wrong, only slower, so an
+  // index that breaks any of these is not used): a chunk's messages lie back to back, each at the next
+  // aligned offset after the one before, and fill the chunk; no chunk is empty; frames come in
+  // increasing order; and a trace this reader's version or older holds no message kind it does not know.
+  const bool newerMinor = header.formatMinor > schema::kFormatMinor;
+  uint32_t chunk = 0;
+  uint64_t end = 0;  // of the message before, aligned
+  std::optional<uint64_t> lastFrame;
   if (const auto* v = index->messages()) {
     for (uint32_t i = 0; i < v->size(); ++i) {
       fb::MessageEntry entry;
@@ -254,8 +308,35 @@ bool TraceReader::Impl::readIndex() {
         return invalid(start, "message ", i, " (chunk ", m.chunk, ", offset ", m.offset, ", ", m.size,
                        " bytes) lies outside its chunk");
       }
+      if (m.chunk != chunk && !(m.chunk == chunk + 1 && i > 0 && end == chunks[chunk].rawSize)) {
+        return invalid(start, "message ", i, " is in chunk ", m.chunk, " after a message of chunk ", chunk,
+                       " that ends at ", end, " of its ", chunks[chunk].rawSize, " bytes");
+      }
+      if (m.chunk != chunk) {
+        chunk = m.chunk;
+        end = 0;
+      }
+      if (m.offset != end) {
+        return invalid(start, "message ", i, " starts at offset ", m.offset, " of chunk ", m.chunk,
+                       ", the message before it ends at ", end);
+      }
+      end = schema::alignMessage(uint64_t{m.offset} + m.size);
+      const auto kind = static_cast<fb::Body>(m.kind);
+      if (kind == fb::Body::NONE || kind == fb::Body::Header || kind == fb::Body::Index ||
+          (m.kind > static_cast<uint8_t>(fb::Body::MAX) && !newerMinor)) {
+        return invalid(start, "message ", i, " is of kind ", messageKindName(m.kind));
+      }
+      if (kind == fb::Body::Frame) {
+        if (lastFrame && m.frame <= *lastFrame)
+          return invalid(start, "message ", i, ": frame ", m.frame, " after frame ", *lastFrame);
+        lastFrame = m.frame;
+      }
       messages.push_back(m);
     }
+  }
+  if (messages.empty() ? !chunks.empty() : chunk + 1 != chunks.size() || end != chunks.back().rawSize) {
+    return invalid(start, "its messages end at offset ", end, " of chunk ", chunk,
+                   ", not at the end of chunk ", chunks.size() - 1);
   }
   hasIndex = true;
   return true;
@@ -271,6 +352,8 @@ void TraceReader::Impl::scan() {
       break;
     }
     const uint32_t magic = schema::loadLE32(data() + offset);
+    // (Unless the footer itself lied: a zstd frame there is a chunk, and read as one.)
+    if (offset == indexFrameStart && magic != schema::kZstdFrameMagic) break;
     if ((magic & schema::kSkippableMagicMask) == schema::kSkippableMagicBase) {
       const uint64_t length = schema::kSkippableHeaderBytes + uint64_t{schema::loadLE32(data() + offset + 4)};
       if (length > remaining) {
@@ -294,51 +377,130 @@ void TraceReader::Impl::scan() {
       warn("byte ", offset, ": truncated in chunk ", chunkIndex, " (", extent.error, "): ", readable);
       break;
     }
-    const uint64_t compressed = extent.bytes;
-    ChunkInfo info{offset, compressed, 0, false};
-    const std::string what = "chunk " + std::to_string(chunkIndex);
-    const std::optional<uint64_t> bound =
-        schema::ChunkDecompressor::contentBound(data() + offset, compressed);
-    if (!bound || *bound > options.maxChunkBytes) {
-      warn("byte ", offset, ": ", what, ": implausible size: its frames are skipped");
-      chunks.push_back(info);
-      offset += compressed;
-      continue;
-    }
     recycleCached();
-    auto chunk = decompress(offset, compressed, *bound, what, false, options.maxChunkBytes);
-    if (!chunk) {
-      warnings.push_back(chunk.error().message + ": its frames are skipped");
-      chunks.push_back(info);
-      offset += compressed;
-      continue;
+    ChunkScan chunk = scanChunk(offset, extent.bytes, chunkIndex);
+    if (!chunk.problem.empty()) warnings.push_back(std::move(chunk.problem));
+    chunks.push_back(chunk.info);
+    messages.insert(messages.end(), chunk.messages.begin(), chunk.messages.end());
+    if (chunk.raw) {
+      cachedChunk = chunkIndex;
+      cached = std::move(chunk.raw);
     }
-    const std::shared_ptr<Chunk> raw = chunk.value();
-    info.rawSize = raw->size;
-    info.readable = true;
-    chunks.push_back(info);
-    for (uint64_t at = 0; at < raw->size;) {
-      if (raw->size - at < 8 && std::all_of(raw->data() + at, raw->data() + raw->size,
-                                            [](std::byte b) { return b == std::byte{0}; })) {
-        break;  // padding
-      }
-      uint32_t messageSize = 0;
-      auto message = verifyMessage(raw->data() + at, raw->size - at, messageSize);
-      if (!message) {
-        warn("byte ", offset, ": ", what, ": message at offset ", at, ": ", message.error().message,
-             ": the rest of the chunk is skipped");
-        break;
-      }
-      MessageInfo m{static_cast<uint8_t>(message.value()->body_type()), 0, chunkIndex,
-                    static_cast<uint32_t>(at), messageSize};
-      if (!messageFrame(*message.value(), m.frame)) m.frame = UINT64_MAX;  // filled in by finishMessages
-      messages.push_back(m);
-      at = schema::alignMessage(at + messageSize);
-    }
-    cachedChunk = chunkIndex;
-    cached = raw;
-    offset += compressed;
+    offset += extent.bytes;
   }
+}
+
+ChunkScan TraceReader::Impl::scanChunk(uint64_t offset, uint64_t compressedSize, uint32_t chunkIndex) {
+  ChunkScan out;
+  out.info = ChunkInfo{offset, compressedSize, 0, false};
+  const std::string what = "chunk " + std::to_string(chunkIndex);
+  const std::optional<uint64_t> bound =
+      schema::ChunkDecompressor::contentBound(data() + offset, compressedSize);
+  if (!bound || *bound > options.maxChunkBytes) {
+    out.problem = at(offset, what, ": implausible size: its frames are skipped").message;
+    return out;
+  }
+  auto chunk = decompress(offset, compressedSize, *bound, what, false, options.maxChunkBytes);
+  if (!chunk) {
+    out.problem = chunk.error().message + ": its frames are skipped";
+    return out;
+  }
+  out.raw = std::move(chunk.value());
+  const Chunk& raw = *out.raw;
+  out.info.rawSize = raw.size;
+  out.info.readable = true;
+  for (uint64_t at = 0; at < raw.size;) {
+    if (raw.size - at < 8 &&
+        std::all_of(raw.data() + at, raw.data() + raw.size, [](std::byte b) { return b == std::byte{0}; })) {
+      break;  // padding
+    }
+    uint32_t messageSize = 0;
+    auto message = verifyMessage(raw.data() + at, raw.size - at, messageSize);
+    if (!message) {
+      out.problem = this->at(offset, what, ": message at offset ", at, ": ", message.error().message,
+                             ": the rest of the chunk is skipped")
+                        .message;
+      break;
+    }
+    MessageInfo m{static_cast<uint8_t>(message.value()->body_type()), 0, chunkIndex,
+                  static_cast<uint32_t>(at), messageSize};
+    if (!messageFrame(*message.value(), m.frame)) m.frame = UINT64_MAX;  // filled in by finishMessages
+    out.messages.push_back(m);
+    at = schema::alignMessage(at + messageSize);
+  }
+  return out;
+}
+
+std::optional<std::string> TraceReader::Impl::disagreement(uint32_t chunk) {
+  const ChunkInfo c = chunks[chunk];
+  const schema::ChunkDecompressor::Extent extent =
+      schema::ChunkDecompressor::frameExtent(data() + c.offset, size() - c.offset);
+  if (!extent.error.empty()) return std::nullopt;
+  if (extent.bytes != c.compressedSize)
+    return fail("its zstd frame is ", extent.bytes, " bytes, the index says ", c.compressedSize).message;
+  recycleCached();
+  ChunkScan scanned = scanChunk(c.offset, extent.bytes, chunk);
+  if (!scanned.info.readable) return std::nullopt;
+  if (scanned.info.rawSize != c.rawSize)
+    return fail("it decompresses to ", scanned.info.rawSize, " bytes, the index says ", c.rawSize).message;
+  std::vector<const MessageInfo*> indexed;
+  for (const MessageInfo& m : messages) {
+    if (m.chunk == chunk) indexed.push_back(&m);
+  }
+  for (size_t i = 0; i < indexed.size() || i < scanned.messages.size(); ++i) {
+    if (i >= scanned.messages.size()) {
+      // The walk stopped at a message that does not verify: the chunk's own content is bad from there.
+      if (!scanned.problem.empty()) return std::nullopt;
+      return fail("it holds ", scanned.messages.size(), " messages, the index lists ", indexed.size())
+          .message;
+    }
+    const MessageInfo& s = scanned.messages[i];
+    if (i >= indexed.size())
+      return fail("it holds ", scanned.messages.size(), " messages, the index lists ", indexed.size())
+          .message;
+    const MessageInfo& m = *indexed[i];
+    if (s.offset != m.offset || s.size != m.size) {
+      return fail("its message ", i, " lies at offset ", s.offset, " (", s.size, " bytes), the index says ",
+                  m.offset, " (", m.size, " bytes)")
+          .message;
+    }
+    if (s.kind != m.kind) {
+      return fail("its message ", i, " is a ", messageKindName(s.kind), ", the index says ",
+                  messageKindName(m.kind))
+          .message;
+    }
+    if (s.frame != UINT64_MAX && s.frame != m.frame)
+      return fail("its message ", i, " is of frame ", s.frame, ", the index says frame ", m.frame).message;
+  }
+  // The index's numbering is the scan's, so the chunk is kept for the read that comes next.
+  cachedChunk = chunk;
+  cached = std::move(scanned.raw);
+  return std::nullopt;
+}
+
+void TraceReader::Impl::rebuildIndex(uint32_t chunk, const std::string& why) {
+  warn("byte ", chunks[chunk].offset, ": the index disagrees with chunk ", chunk, " (", why,
+       "): rebuilt by reading the chunks");
+  chunks.clear();
+  messages.clear();
+  frames.clear();
+  frameByNumber.clear();
+  hasIndex = false;
+  complete = false;
+  recycleCached();
+  scan();
+  finishMessages();
+}
+
+template <typename Read>
+auto TraceReader::Impl::withIndexFallback(Read&& read) -> decltype(read()) {
+  failedChunk = UINT32_MAX;
+  auto result = read();
+  if (result || !hasIndex || failedChunk == UINT32_MAX) return result;
+  const std::optional<std::string> why = disagreement(failedChunk);
+  if (!why) return result;
+  rebuildIndex(failedChunk, *why);
+  return read();
 }
 
 // Frames in file order. A rebuilt index knows the frame of Frame, Resources and Marker messages from
@@ -356,6 +518,9 @@ void TraceReader::Impl::finishMessages() {
     } else if (m.frame == UINT64_MAX) {
       m.frame = next;
     }
+  }
+  for (const ChunkInfo& c : chunks) {
+    if (c.readable) largestChunk = std::max(largestChunk, c.rawSize);
   }
   for (size_t i = 0; i < messages.size(); ++i) {
     const MessageInfo& m = messages[i];
@@ -415,6 +580,7 @@ Result<std::shared_ptr<const Chunk>> TraceReader::Impl::loadChunk(uint32_t chunk
 
 Result<const fb::Message*> TraceReader::Impl::message(size_t index, std::shared_ptr<const Chunk>& chunk) {
   const MessageInfo& m = messages[index];
+  failedChunk = m.chunk;  // until it is read
   auto raw = loadChunk(m.chunk);
   if (!raw) return raw.error();
   chunk = raw.value();
@@ -428,21 +594,28 @@ Result<const fb::Message*> TraceReader::Impl::message(size_t index, std::shared_
     return at(chunks[m.chunk].offset, "chunk ", m.chunk, ": message at offset ", m.offset, " is not the ",
               messageKindName(m.kind), " the index says");
   }
+  if (uint64_t frame = 0; messageFrame(*message.value(), frame) && frame != m.frame) {
+    return at(chunks[m.chunk].offset, "chunk ", m.chunk, ": ", messageKindName(m.kind), " of frame ", frame,
+              " where the index has frame ", m.frame);
+  }
+  failedChunk = UINT32_MAX;
   return message;
 }
 
-Result<void> TraceReader::Impl::load() {
-  if (auto r = readHeader(); !r) return r;
-  if (!readIndex()) scan();
-  finishMessages();
-  for (const ChunkInfo& c : chunks) {
-    if (c.readable) largestChunk = std::max(largestChunk, c.rawSize);
-  }
-  // Key types first seen after the header: the header's layouts are not complete without them.
+Result<void> TraceReader::Impl::readKeyLayouts() {
   for (size_t i = 0; i < messages.size(); ++i) {
     if (messages[i].kind != static_cast<uint8_t>(fb::Body::KeyLayouts)) continue;
     std::shared_ptr<const Chunk> chunk;
+    failedChunk = UINT32_MAX;
     auto message = this->message(i, chunk);
+    if (!message && hasIndex && failedChunk != UINT32_MAX) {
+      if (const std::optional<std::string> why = disagreement(failedChunk)) {
+        rebuildIndex(failedChunk, *why);
+        // Positions changed: again from the start, on the scan (layouts already added are not added
+        // twice: addKeyLayouts goes by key type).
+        return readKeyLayouts();
+      }
+    }
     if (!message) {
       warnings.push_back(message.error().message);
       continue;
@@ -455,6 +628,31 @@ Result<void> TraceReader::Impl::load() {
   return {};
 }
 
+Result<void> TraceReader::Impl::load() {
+  if (auto r = readHeader(); !r) return r;
+  if (!readIndex()) {
+    scan();
+    finishMessages();
+  } else {
+    if (header.formatMinor == 0) {
+      // Format 1.0 wrote no checksum, and a byte changed in its index can still pass every check of
+      // readIndex (issue 17 lost frames to one: "frame 2 where the index has frame 56834"), or call a
+      // frame another kind of message, so that nothing ever reads it. So each chunk is read once and
+      // compared with the index before the index is used: a 1.0 trace opens at the cost of
+      // decompressing it, and loses no frame to its index.
+      for (uint32_t c = 0; c < chunks.size(); ++c) {
+        if (const std::optional<std::string> why = disagreement(c)) {
+          rebuildIndex(c, *why);  // finishes the scan's messages
+          break;
+        }
+      }
+    }
+    if (hasIndex) finishMessages();
+  }
+  // Key types first seen after the header: the header's layouts are not complete without them.
+  return readKeyLayouts();
+}
+
 // ---- TraceReader ----
 
 TraceReader::TraceReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -463,13 +661,21 @@ TraceReader& TraceReader::operator=(TraceReader&&) noexcept = default;
 TraceReader::~TraceReader() = default;
 
 Result<TraceReader> TraceReader::open(const std::string& path, const ReaderOptions& options) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, for ever. It changes
+  // nothing for a regular file, and anything else is refused before a byte is read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fail(path, ": cannot open: ", std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
     const int error = errno;
     ::close(fd);
     return fail(path, ": cannot stat: ", std::strerror(error));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (S_ISDIR(st.st_mode)) return fail(path, ": is a directory, not a trace");
+    return fail(path, ": not a regular file (", fileKind(st.st_mode),
+                "): a trace is read from a file (save a piped trace to one first)");
   }
   auto impl = std::make_unique<Impl>();
   impl->name = path;
@@ -545,77 +751,91 @@ Result<FrameRecord> TraceReader::readFrame(size_t index) {
 }
 
 Result<void> TraceReader::readFrame(size_t index, FrameRecord& into) {
-  if (index >= impl_->frames.size())
-    return fail(impl_->name, ": no frame ", index, " (", impl_->frames.size(), " frames)");
+  // After a rebuild, `index` counts the rebuilt list of frames.
+  return impl_->withIndexFallback([&] { return impl_->readFrameAt(index, into); });
+}
+
+Result<void> TraceReader::Impl::readFrameAt(size_t index, FrameRecord& into) {
+  if (index >= frames.size()) return fail(name, ": no frame ", index, " (", frames.size(), " frames)");
   // Let go of the chunk the record held, so that its buffer can take the next chunk.
   into.keepAlive.reset();
-  const size_t m = impl_->frames[index];
+  const size_t m = frames[index];
   std::shared_ptr<const Chunk> chunk;
-  auto message = impl_->message(m, chunk);
+  auto message = this->message(m, chunk);
   if (!message) return message.error();
-  const MessageInfo& info = impl_->messages[m];
+  const MessageInfo& info = messages[m];
+  failedChunk = info.chunk;  // until decoded
   const fb::Frame* frame = message.value()->body_as_Frame();
-  if (!frame)
-    return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk,
-                     ": frame message without a body");
-  if (auto ok = impl_->decoder.frame(*frame, impl_->header, chunk, into); !ok) {
-    return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk, ": message at offset ",
-                     info.offset, ": ", ok.error().message);
+  if (!frame) return at(chunks[info.chunk].offset, "chunk ", info.chunk, ": frame message without a body");
+  if (auto ok = decoder.frame(*frame, header, chunk, into); !ok) {
+    return at(chunks[info.chunk].offset, "chunk ", info.chunk, ": message at offset ", info.offset, ": ",
+              ok.error().message);
   }
   if (into.number != info.frame) {
-    return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk, ": frame ", into.number,
-                     " where the index has frame ", info.frame);
+    return at(chunks[info.chunk].offset, "chunk ", info.chunk, ": frame ", into.number,
+              " where the index has frame ", info.frame);
   }
+  failedChunk = UINT32_MAX;
   return {};
 }
 
 Result<std::vector<ResourcesRecord>> TraceReader::readResources() {
-  std::vector<ResourcesRecord> out;
-  for (size_t i = 0; i < impl_->messages.size(); ++i) {
-    const MessageInfo& info = impl_->messages[i];
-    if (info.kind != static_cast<uint8_t>(fb::Body::Resources)) continue;
-    std::shared_ptr<const Chunk> chunk;
-    auto message = impl_->message(i, chunk);
-    if (!message) return message.error();
-    const fb::Resources* resources = message.value()->body_as_Resources();
-    if (!resources) continue;
-    auto record = decodeResources(*resources, impl_->header, chunk);
-    if (!record) {
-      return impl_->at(impl_->chunks[info.chunk].offset, "chunk ", info.chunk, ": resources at offset ",
-                       info.offset, ": ", record.error().message);
+  Impl& s = *impl_;
+  return s.withIndexFallback([&]() -> Result<std::vector<ResourcesRecord>> {
+    std::vector<ResourcesRecord> out;
+    for (size_t i = 0; i < s.messages.size(); ++i) {
+      const MessageInfo& info = s.messages[i];
+      if (info.kind != static_cast<uint8_t>(fb::Body::Resources)) continue;
+      std::shared_ptr<const Chunk> chunk;
+      auto message = s.message(i, chunk);
+      if (!message) return message.error();
+      const fb::Resources* resources = message.value()->body_as_Resources();
+      if (!resources) continue;
+      auto record = decodeResources(*resources, s.header, chunk);
+      if (!record) {
+        s.failedChunk = info.chunk;
+        return s.at(s.chunks[info.chunk].offset, "chunk ", info.chunk, ": resources at offset ", info.offset,
+                    ": ", record.error().message);
+      }
+      out.push_back(std::move(record.value()));
     }
-    out.push_back(std::move(record.value()));
-  }
-  return out;
+    return out;
+  });
 }
 
 Result<std::vector<MarkerRecord>> TraceReader::readMarkers() {
-  std::vector<MarkerRecord> out;
-  for (size_t i = 0; i < impl_->messages.size(); ++i) {
-    if (impl_->messages[i].kind != static_cast<uint8_t>(fb::Body::Marker)) continue;
-    std::shared_ptr<const Chunk> chunk;
-    auto message = impl_->message(i, chunk);
-    if (!message) return message.error();
-    if (const fb::Marker* marker = message.value()->body_as_Marker()) {
-      out.push_back(MarkerRecord{marker->frame(), marker->text() ? marker->text()->str() : std::string()});
+  Impl& s = *impl_;
+  return s.withIndexFallback([&]() -> Result<std::vector<MarkerRecord>> {
+    std::vector<MarkerRecord> out;
+    for (size_t i = 0; i < s.messages.size(); ++i) {
+      if (s.messages[i].kind != static_cast<uint8_t>(fb::Body::Marker)) continue;
+      std::shared_ptr<const Chunk> chunk;
+      auto message = s.message(i, chunk);
+      if (!message) return message.error();
+      if (const fb::Marker* marker = message.value()->body_as_Marker()) {
+        out.push_back(MarkerRecord{marker->frame(), marker->text() ? marker->text()->str() : std::string()});
+      }
     }
-  }
-  return out;
+    return out;
+  });
 }
 
 Result<std::optional<CaptureEndRecord>> TraceReader::readCaptureEnd() {
-  for (size_t i = impl_->messages.size(); i-- > 0;) {
-    if (impl_->messages[i].kind != static_cast<uint8_t>(fb::Body::CaptureEnd)) continue;
-    std::shared_ptr<const Chunk> chunk;
-    auto message = impl_->message(i, chunk);
-    if (!message) return message.error();
-    if (const fb::CaptureEnd* end = message.value()->body_as_CaptureEnd()) {
-      return std::optional<CaptureEndRecord>(
-          CaptureEndRecord{end->frames(), end->render_waits(), end->render_wait_ns(),
-                           end->reason() ? end->reason()->str() : std::string()});
+  Impl& s = *impl_;
+  return s.withIndexFallback([&]() -> Result<std::optional<CaptureEndRecord>> {
+    for (size_t i = s.messages.size(); i-- > 0;) {
+      if (s.messages[i].kind != static_cast<uint8_t>(fb::Body::CaptureEnd)) continue;
+      std::shared_ptr<const Chunk> chunk;
+      auto message = s.message(i, chunk);
+      if (!message) return message.error();
+      if (const fb::CaptureEnd* end = message.value()->body_as_CaptureEnd()) {
+        return std::optional<CaptureEndRecord>(
+            CaptureEndRecord{end->frames(), end->render_waits(), end->render_wait_ns(),
+                             end->reason() ? end->reason()->str() : std::string()});
+      }
     }
-  }
-  return std::optional<CaptureEndRecord>();
+    return std::optional<CaptureEndRecord>();
+  });
 }
 
 }  // namespace reel::trace

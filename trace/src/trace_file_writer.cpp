@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "reel/schema/checksum.h"
 #include "reel/schema/compression.h"
 #include "reel/schema/messages.h"
 #include "reel/trace/writer.h"
@@ -184,7 +185,7 @@ Result<void> TraceFileWriter::finish() {
   std::memcpy(frame.data() + schema::kSkippableHeaderBytes, fbb.GetBufferPointer(), fbb.GetSize());
   uint8_t* footer = frame.data() + schema::kSkippableHeaderBytes + indexBytes;
   schema::storeLE32(footer, indexBytes);
-  schema::storeLE32(footer + 4, 0);
+  schema::storeLE32(footer + 4, schema::crc32(frame.data() + schema::kSkippableHeaderBytes, indexBytes));
   schema::storeLE64(footer + 8, schema::kFooterMagic);
   if (auto r = s.writeAll(frame.data(), frame.size()); !r) return r;
 

@@ -23,6 +23,16 @@
 // against what it points into. Errors name the file, the byte offset and what is wrong; they come back
 // as Results, never as exceptions or crashes.
 //
+// The index is never worth a frame: an index whose checksum fails (format 1.1 on), that breaks what the
+// writer always does, or that disagrees with a chunk read through it (frame number, sizes, offsets,
+// kinds) is dropped for a scan of the chunks, with one warning; a 1.0 index, which has no checksum, is
+// compared with every chunk when the trace opens. After such a rebuild, frame and message positions
+// count the scan's list (frameCount() may change once, on the read that found the disagreement).
+//
+// open() takes regular files only: a directory, a FIFO, a device or a socket is refused at once, before
+// any byte is read (a FIFO is opened without blocking), because the reader maps the file and reads it
+// at random. A trace coming through a pipe must be saved to a file first.
+//
 // Not thread-safe: one reader per thread (records it returned may be used from any thread). open() maps
 // the file: a capture still writing it only appends (the reader sees what was there when it opened),
 // but another process truncating it under the reader would fault the mapping.

@@ -27,8 +27,11 @@
 namespace reel::schema {
 
 // Format version: a reader reads every minor of its major, and refuses a newer major.
+//   1.0  the first release
+//   1.1  the footer's reserved word became the index checksum (below). A 1.0 reader never read that
+//        word, so it reads 1.1 traces as it reads its own: a minor change.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 0;
+inline constexpr uint16_t kFormatMinor = 1;
 
 inline constexpr char kFileIdentifier[] = "REEL";
 
@@ -45,8 +48,10 @@ inline constexpr uint32_t kSkippableHeaderBytes = 8;  // magic + content size
 
 // The last 16 bytes of a finished trace, inside the index frame: where the Index message starts.
 //   indexBytes: bytes of the Index message (size prefix and padding included) before this footer
-//   reserved:   0
+//   checksum:   CRC-32 (checksum.h) of those indexBytes bytes; format 1.0 wrote 0 here, unchecked
 //   magic:      kFooterMagic
+// A reader that finds the checksum wrong (format 1.1 on) does not use the index: it rebuilds it by
+// walking the chunks, as for a file without one. A zstd skippable frame carries no checksum of its own.
 // The index frame therefore starts at fileSize - kFooterBytes - indexBytes - kSkippableHeaderBytes, and
 // its content size is indexBytes + kFooterBytes.
 inline constexpr uint32_t kFooterBytes = 16;
