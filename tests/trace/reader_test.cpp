@@ -23,6 +23,7 @@
 #include "reel/schema/checksum.h"
 #include "reel/schema/messages.h"
 #include "reel/schema/shuffle.h"
+#include "rewrite.h"
 #include "scene.h"
 #include "witness.h"
 
@@ -755,6 +756,46 @@ TEST_F(ReaderTest, ANewerMinorVersionIsReadWithAWarning) {
   EXPECT_NE(reader->warnings()[0].find("newer than this reader"), std::string::npos) << reader->warnings()[0];
   EXPECT_EQ(reader->header().formatMinor, schema::kFormatMinor + 1);
   EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+}
+
+// A newer writer of the same major version may add message kinds: the reader lists them, warns once
+// about the version, and reads everything it knows, through the index or without it.
+TEST_F(ReaderTest, ANewerMinorVersionWithUnknownMessageKindsIsRead) {
+  const std::string newer = dir_->path("newer.reel");
+  ASSERT_TRUE(rewriteTrace(path_, newer, {.formatMinor = schema::kFormatMinor + 1, .unknownKind = 200}));
+  const Bytes bytes = readFile(newer);
+  for (const bool withIndex : {true, false}) {
+    SCOPED_TRACE(withIndex ? "with its index" : "without its index");
+    auto whole = openBytes(bytes);
+    ASSERT_TRUE(whole) << whole.error().message;
+    const trace::ChunkInfo& last = whole->chunks().back();
+    auto reader =
+        withIndex ? std::move(whole)
+                  : openBytes(Bytes(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(
+                                                                       last.offset + last.compressedSize)));
+    ASSERT_TRUE(reader) << reader.error().message;
+    EXPECT_EQ(reader->hasIndex(), withIndex);
+    ASSERT_EQ(reader->warnings().size(), withIndex ? 1u : 2u);
+    EXPECT_NE(
+        reader->warnings()[0].find("t.reel: written in trace format 1." +
+                                   std::to_string(schema::kFormatMinor + 1) + ", newer than this reader"),
+        std::string::npos)
+        << reader->warnings()[0];
+    const size_t unknown = static_cast<size_t>(
+        std::ranges::count_if(reader->messages(), [](const trace::MessageInfo& m) { return m.kind == 200; }));
+    EXPECT_EQ(unknown, kFrames);
+    EXPECT_EQ(trace::messageKindName(200), "unknown message kind 200");
+    EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames);
+    auto resources = reader->readResources();
+    ASSERT_TRUE(resources) << resources.error().message;
+    EXPECT_EQ(resources->size(), 1u);
+    auto markers = reader->readMarkers();
+    ASSERT_TRUE(markers) << markers.error().message;
+    auto end = reader->readCaptureEnd();
+    ASSERT_TRUE(end) << end.error().message;
+    ASSERT_TRUE(end->has_value());
+    EXPECT_EQ(end->value().frames, kFrames);
+  }
 }
 
 TEST_F(ReaderTest, AHeaderWhoseFieldTablesLieIsRefused) {

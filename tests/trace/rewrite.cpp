@@ -80,6 +80,18 @@ class Renumbering {
   uint16_t count_;
 };
 
+// A message of a kind this build does not know: its body is a table (a Marker's, here) that a reader of
+// that kind would read, and the verifier passes an unknown union member as FlatBuffers says it must.
+std::vector<uint8_t> unknownMessage(uint8_t kind, uint64_t frame) {
+  flatbuffers::FlatBufferBuilder fbb;
+  const auto body = fb::CreateMarker(fbb, frame, fbb.CreateString("from a newer writer"));
+  fb::MessageBuilder message(fbb);
+  message.add_body_type(static_cast<fb::Body>(kind));
+  message.add_body(body.Union());
+  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
 }  // namespace
 
 uint16_t rotatedIds(uint16_t id, uint16_t count) {
@@ -100,7 +112,10 @@ Result<void> rewriteTrace(const std::string& in, const std::string& out, const T
   auto header = decompress(decompressor, bytes, headerFrame.bytes);
   if (!header) return header.error();
   auto* headerMessage = fb::GetMutableSizePrefixedMessage(header->data());
-  if (auto ok = renumber.header(*static_cast<fb::Header*>(headerMessage->mutable_body())); !ok) return ok;
+  auto* headerBody = static_cast<fb::Header*>(headerMessage->mutable_body());
+  if (auto ok = renumber.header(*headerBody); !ok) return ok;
+  if (edit.formatMinor && !headerBody->mutate_format_minor(*edit.formatMinor))
+    return fail(in, ": its header's format minor cannot be rewritten in place (format 1.0)");
 
   auto writer = trace::TraceFileWriter::create(out, {});
   if (!writer) return writer.error();
@@ -133,6 +148,13 @@ Result<void> rewriteTrace(const std::string& in, const std::string& out, const T
     if (auto written = writer->append(span, static_cast<trace::MessageKind>(m.kind), m.frame); !written)
       return written;
     if (static_cast<trace::MessageKind>(m.kind) == trace::MessageKind::Frame) {
+      if (edit.unknownKind) {
+        const std::vector<uint8_t> unknown = unknownMessage(edit.unknownKind, m.frame);
+        if (auto written =
+                writer->append(unknown, static_cast<trace::MessageKind>(edit.unknownKind), m.frame);
+            !written)
+          return written;
+      }
       if (auto done = writer->frameDone(); !done) return done;
     }
   }

@@ -6,9 +6,12 @@
 //  - renumbered: the commands listed in another order. The header's table is reordered and every id in
 //    the trace (each body's type, each request's, each live resource's create) follows.
 //  - a changed layout: one command's layout hash in the header differs, as after a field change.
+//  - a newer minor version: the header's format minor changed, and after each frame a message of a kind
+//    this reader does not know, as a newer writer of the same major version may add.
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "reel/runtime/result.h"
@@ -20,6 +23,11 @@ struct TraceEdit {
   std::function<uint16_t(uint16_t id, uint16_t count)> renumber = {};
   // The command (by name) whose layout hash the header changes; empty: none.
   std::string changeLayoutOf = {};
+  // The header's format minor version; empty: unchanged. (Rewritten in place: the trace's own minor must
+  // not be 0, which FlatBuffers leaves out of the message.)
+  std::optional<uint16_t> formatMinor = {};
+  // A message kind (a Body type past trace.fbs's) to add after each frame; 0: none.
+  uint8_t unknownKind = 0;
 };
 
 // Ids 1 .. count - 1 each one place on (the last becomes 1): every command but the first moves. Id 0

@@ -435,12 +435,14 @@ std::optional<std::string> TraceReader::Impl::disagreement(uint32_t chunk) {
   const ChunkInfo c = chunks[chunk];
   const schema::ChunkDecompressor::Extent extent =
       schema::ChunkDecompressor::frameExtent(data() + c.offset, size() - c.offset);
-  if (!extent.error.empty()) return std::nullopt;
-  if (extent.bytes != c.compressedSize)
-    return fail("its zstd frame is ", extent.bytes, " bytes, the index says ", c.compressedSize).message;
+  // Only a chunk that is whole on its own can prove the index wrong. A damaged one is the chunk's fault:
+  // blaming the index would trade it for a scan, which stops at a damaged frame header and so could lose
+  // every chunk after it. (Its extent cannot make the index wrong either: readIndex checked that the
+  // chunks follow each other up to the index frame, so a frame of another length is a damaged one.)
+  if (!extent.error.empty() || extent.bytes != c.compressedSize) return std::nullopt;
   recycleCached();
   ChunkScan scanned = scanChunk(c.offset, extent.bytes, chunk);
-  if (!scanned.info.readable) return std::nullopt;
+  if (!scanned.info.readable || !scanned.problem.empty()) return std::nullopt;
   if (scanned.info.rawSize != c.rawSize)
     return fail("it decompresses to ", scanned.info.rawSize, " bytes, the index says ", c.rawSize).message;
   std::vector<const MessageInfo*> indexed;
@@ -448,16 +450,10 @@ std::optional<std::string> TraceReader::Impl::disagreement(uint32_t chunk) {
     if (m.chunk == chunk) indexed.push_back(&m);
   }
   for (size_t i = 0; i < indexed.size() || i < scanned.messages.size(); ++i) {
-    if (i >= scanned.messages.size()) {
-      // The walk stopped at a message that does not verify: the chunk's own content is bad from there.
-      if (!scanned.problem.empty()) return std::nullopt;
+    if (i >= scanned.messages.size() || i >= indexed.size())
       return fail("it holds ", scanned.messages.size(), " messages, the index lists ", indexed.size())
           .message;
-    }
     const MessageInfo& s = scanned.messages[i];
-    if (i >= indexed.size())
-      return fail("it holds ", scanned.messages.size(), " messages, the index lists ", indexed.size())
-          .message;
     const MessageInfo& m = *indexed[i];
     if (s.offset != m.offset || s.size != m.size) {
       return fail("its message ", i, " lies at offset ", s.offset, " (", s.size, " bytes), the index says ",
