@@ -29,10 +29,36 @@ void Device::requestReadback(TextureHandle texture, uint64_t frame, ReadbackCall
   callback(fail("device '", name(), "' cannot read back ", formatHandle(texture), " of frame ", frame));
 }
 
+namespace {
+// The job a thread translates (Device::enterJob): one at a time per thread, so one slot per thread.
+struct JobSlot {
+  const Device* device = nullptr;
+  uint32_t job = 0;
+};
+thread_local JobSlot tlsJob;
+}  // namespace
+
+void Device::enterJob(uint32_t job) {
+  REEL_ASSERT(tlsJob.device == nullptr, "enterJob on a thread that is in a job already");
+  tlsJob = {this, job};
+  beginJob(job);
+}
+
+void Device::leaveJob() {
+  REEL_ASSERT(tlsJob.device == this, "leaveJob on a thread that is not in a job of this device");
+  endJob(tlsJob.job);
+  tlsJob = {};
+}
+
+uint32_t Device::currentJob() const {
+  return tlsJob.device == this ? tlsJob.job : kNoJob;
+}
+
 void Device::assertOwnerThread(const char* call) const {
 #ifndef NDEBUG
   const std::thread::id owner = ownerThread();
-  REEL_ASSERT(owner == std::thread::id() || owner == std::this_thread::get_id(),
+  // A render worker inside a job of this device translates for the render thread (enterJob).
+  REEL_ASSERT(owner == std::thread::id() || owner == std::this_thread::get_id() || tlsJob.device == this,
               (std::string(call) + " on device '" + name() +
                "' from a thread that does not own it: while a Renderer drives a device, only its render "
                "thread calls into it (the kick thread inside Renderer::withIdleDevice)")

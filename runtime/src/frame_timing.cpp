@@ -5,8 +5,8 @@
 namespace reel {
 
 const char* framePhaseName(FramePhase phase) {
-  constexpr const char* kNames[kFramePhaseCount] = {"begin",     "requests",  "merge", "sort",
-                                                    "observers", "translate", "submit"};
+  constexpr const char* kNames[kFramePhaseCount] = {"begin", "requests",  "merge", "sort",  "observers",
+                                                    "sweep", "translate", "wait",  "submit"};
   const auto index = static_cast<size_t>(phase);
   return index < kFramePhaseCount ? kNames[index] : "?";
 }

@@ -8,10 +8,12 @@
 #include "material_passes.h"
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/radix_sort.h"
+#include "reel/runtime/translation_jobs.h"
+#include "reel/runtime/worker_pool.h"
 
 namespace reel {
 
-namespace {
+namespace detail {
 // Adds the time from one enter() to the next to the phase entered first, in wall and thread CPU time.
 class PhaseClock {
  public:
@@ -38,8 +40,9 @@ class PhaseClock {
   std::chrono::steady_clock::time_point lastWall_;
   std::chrono::nanoseconds lastCpu_;
 };
-}  // namespace
+}  // namespace detail
 namespace {
+using detail::PhaseClock;
 
 // How far ahead translate() fetches packet chains, in keys. It fetches four lines from each chain's
 // head: a `stress` chain (a shared reference and three packets, 184 bytes) spans three or four.
@@ -158,6 +161,13 @@ Renderer::Renderer(Device& device, RendererConfig config, AbiStamp app)
       freeSlots_(static_cast<std::ptrdiff_t>(config.framesInFlight)) {
   REEL_ASSERT(config.framesInFlight >= 1 && config.framesInFlight <= kMaxFramesInFlight,
               "framesInFlight must be 1..4");
+  workers_ = resolveRenderWorkers(config.workers);
+  // Workers exist only where they can be used: a device that records on one thread gets none.
+  if (device_.jobCapacity() > 1 && workers_ > 1) {
+    pool_ = std::make_unique<WorkerPool>(std::min(workers_, device_.jobCapacity()));
+    planner_ = std::make_unique<JobPlanner>();
+    minJobKeys_ = minJobKeysFromEnvironment();
+  }
   thread_ = std::thread([this] { renderLoop(); });
   // Before any kick or flush: the render thread touches the device only for those.
   device_.setOwnerThread(thread_.get_id());
@@ -353,6 +363,14 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     }
     dispatchPacket(device_, type, requests.payload(offset), PacketContext{requests.aux(h), nullptr});
     live_.onCreate(type, {requests.payload(offset), commandInfo(type).size}, requests.aux(h));
+    if (type == CommandType::CreatePipeline) {
+      // A BindPipeline's scope is its pipeline's bind point: the job planner asks for it by handle slot.
+      cmd::CreatePipeline create;
+      std::memcpy(&create, requests.payload(offset), sizeof create);
+      const uint32_t slot = create.pipeline.index();
+      if (slot >= computePipelines_.size()) computePipelines_.resize(slot + 1);
+      computePipelines_[slot] = !create.desc.computeShader.isNull();
+    }
   }
 
   // Merge every bucket's keys, bucket by bucket in creation order, then sort them all at once.
@@ -389,8 +407,21 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   clock.enter(FramePhase::Observers);
   for (FrameObserver* observer : frame.observers) observer->onFrame(view);
 
-  clock.enter(FramePhase::Translate);
-  const uint64_t translated = translate(view, frame.stopAfterPackets);
+  // A frame stopped after N packets stays on one thread: it is a debugging view, and its end is easier to
+  // find there.
+  const uint32_t jobs = pool_ && frame.stopAfterPackets == UINT64_MAX
+                            ? std::min(jobCountFor(view.sorted.size(), pool_->threads(), minJobKeys_), device_.jobCapacity())
+                            : 1;
+  FrameTiming wide;
+  uint64_t translated;
+  if (jobs > 1) {
+    translated = translateWide(view, jobs, clock, wide);
+  } else {
+    clock.enter(FramePhase::Translate);
+    const auto start = std::chrono::steady_clock::now();
+    translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets);
+    wide.jobWall[0] = std::chrono::steady_clock::now() - start;
+  }
 
   clock.enter(FramePhase::Submit);
 
@@ -409,6 +440,8 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   FrameTiming timing = clock.stop();
   timing.frame = number;
   timing.packets = translated;
+  timing.jobs = jobs;
+  timing.jobWall = wide.jobWall;
   for (FrameObserver* observer : frame.observers) observer->onFrameEnd(timing);
 
   // The streams may be recorded into again unless an observer leased them: the Vulkan device copied
@@ -417,16 +450,46 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   return translated;
 }
 
-uint64_t Renderer::translate(const FrameView& view, uint64_t stopAfterPackets) {
+uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing) {
+  clock.enter(FramePhase::Sweep);
+  const std::span<const TranslationJob> plan = planner_->plan(view, jobs, [this](uint32_t slot) {
+    return slot < computePipelines_.size() && computePipelines_[slot] != 0;
+  });
+  device_.beginJobs(jobs);
+  clock.enter(FramePhase::Translate);
+  std::array<uint64_t, kMaxRenderWorkers> packets{};
+  pool_->run(jobs, [&](uint32_t j) {
+    const auto start = std::chrono::steady_clock::now();
+    const TranslationJob& job = plan[j];
+    device_.enterJob(j);
+    for (const FramePacketRef& ref : job.prefix) {
+      JobPlanner::visit(view, ref, [&](CommandType type, const std::byte* payload, const PacketContext& context) {
+        dispatchPacket(device_, type, payload, context);
+      });
+    }
+    device_.startJobRange();
+    packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX);
+    device_.leaveJob();
+    timing.jobWall[j] = std::chrono::steady_clock::now() - start;
+    // Job 0 runs on the render thread (WorkerPool::run): from here it waits for the others.
+    if (j == 0) clock.enter(FramePhase::Wait);
+  });
+  device_.endJobs();
+  uint64_t total = 0;
+  for (uint32_t j = 0; j < jobs; ++j) total += packets[j];
+  return total;
+}
+
+uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets) {
   // Sorted order jumps around the packet arenas (keys are sorted, packets lie in recording order), so
   // every chain head is a cache miss that the hardware prefetcher cannot foresee: without a driver
   // (BM_TranslateStress, 100k stress keys) that was ~9x the cost of the same walk in recording order.
   // The next chains' lines are fetched kPrefetchKeys keys ahead, from offsets that come with the sorted
   // entries (no random read of mergedPackets): ~2x the recording-order walk, 4-5x faster than before.
   const SortEntry* sorted = view.sorted.data();
-  const size_t total = view.sorted.size();
+  const size_t total = end;
   uint64_t count = 0;
-  for (size_t i = 0; i < total; ++i) {
+  for (size_t i = first; i < total; ++i) {
     if (count >= stopAfterPackets) break;
     // Written out here, not in a lambda: GCC 12 deems a function whose only effect is a prefetch pure and
     // deletes the call (the first version of this fetched nothing).

@@ -64,9 +64,17 @@ bool BarrierBatch::apply(SyncState& s, const Use& use, bool image, VkPipelineSta
 }
 
 void BarrierBatch::use(Buffer& buffer, const Use& use) {
+  this->use(buffer.sync, buffer.get(), use);
+}
+
+void BarrierBatch::use(Texture& texture, const Use& use, bool discard) {
+  this->use(texture.sync, texture.image.get(), texture.aspect, use, discard);
+}
+
+void BarrierBatch::use(SyncState& state, VkBuffer buffer, const Use& use) {
   VkPipelineStageFlags2 srcStages;
   VkAccessFlags2 srcAccess;
-  if (!apply(buffer.sync, use, false, srcStages, srcAccess)) return;
+  if (!apply(state, use, false, srcStages, srcAccess)) return;
   auto b = make<VkBufferMemoryBarrier2>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER_2);
   b.srcStageMask = srcStages;
   b.srcAccessMask = srcAccess;
@@ -74,17 +82,18 @@ void BarrierBatch::use(Buffer& buffer, const Use& use) {
   b.dstAccessMask = use.access;
   b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  b.buffer = buffer.get();
+  b.buffer = buffer;
   b.offset = 0;
   b.size = VK_WHOLE_SIZE;
   buffers_.push_back(b);
 }
 
-void BarrierBatch::use(Texture& texture, const Use& use, bool discard) {
-  const VkImageLayout oldLayout = texture.sync.layout;
+void BarrierBatch::use(SyncState& state, VkImage image, VkImageAspectFlags aspect, const Use& use,
+                       bool discard) {
+  const VkImageLayout oldLayout = state.layout;
   VkPipelineStageFlags2 srcStages;
   VkAccessFlags2 srcAccess;
-  if (!apply(texture.sync, use, true, srcStages, srcAccess)) return;
+  if (!apply(state, use, true, srcStages, srcAccess)) return;
   auto b = make<VkImageMemoryBarrier2>(VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2);
   b.srcStageMask = srcStages;
   b.srcAccessMask = srcAccess;
@@ -94,8 +103,8 @@ void BarrierBatch::use(Texture& texture, const Use& use, bool discard) {
   b.newLayout = use.layout;
   b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
   b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  b.image = texture.image.get();
-  b.subresourceRange = {texture.aspect, 0, VK_REMAINING_MIP_LEVELS, 0, 1};
+  b.image = image;
+  b.subresourceRange = {aspect, 0, VK_REMAINING_MIP_LEVELS, 0, 1};
   images_.push_back(b);
 }
 

@@ -45,6 +45,9 @@ class BarrierBatch {
   // `discard`: the old contents are not needed (a cleared or don't-care attachment, a full overwrite), so
   // a layout change starts from UNDEFINED.
   void use(Texture& texture, const Use& use, bool discard = false);
+  // The same against a state kept elsewhere than the resource (a translation job's own view of it).
+  void use(SyncState& state, VkBuffer buffer, const Use& use);
+  void use(SyncState& state, VkImage image, VkImageAspectFlags aspect, const Use& use, bool discard);
 
   bool empty() const { return buffers_.empty() && images_.empty(); }
   // Records the queued barriers as one vkCmdPipelineBarrier2 and clears the batch.

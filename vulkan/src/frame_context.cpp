@@ -9,6 +9,10 @@ FrameContext::FrameContext(const DeviceFns& fns, MemoryAllocator& allocator, uin
       queueFamily_(queueFamily) {}
 
 Result<void> FrameContext::init() {
+  return makePool(main_);
+}
+
+Result<void> FrameContext::makePool(Pool& target) {
   auto info = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   // Transient: every command buffer is recorded once and the whole pool is reset with the context.
   info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
@@ -17,23 +21,40 @@ Result<void> FrameContext::init() {
   if (VkResult r = fns_.t.vkCreateCommandPool(fns_.device, &info, nullptr, &pool); r != VK_SUCCESS) {
     return vkError("vkCreateCommandPool", r);
   }
-  pool_ = OwnedCommandPool(&fns_, pool);
+  target.pool = OwnedCommandPool(&fns_, pool);
   return {};
 }
 
 Result<VkCommandBuffer> FrameContext::beginCommandBuffer() {
-  if (used_ == commandBuffers_.size()) {
+  return begin(main_);
+}
+
+Result<void> FrameContext::prepareJobPools(uint32_t jobs) {
+  while (jobPools_.size() < jobs) {
+    auto pool = std::make_unique<Pool>();
+    if (auto made = makePool(*pool); !made) return made;
+    jobPools_.push_back(std::move(pool));
+  }
+  return {};
+}
+
+Result<VkCommandBuffer> FrameContext::beginJobCommandBuffer(uint32_t job) {
+  return begin(*jobPools_.at(job));
+}
+
+Result<VkCommandBuffer> FrameContext::begin(Pool& p) {
+  if (p.used == p.commandBuffers.size()) {
     auto info = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
-    info.commandPool = pool_.get();
+    info.commandPool = p.pool.get();
     info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     info.commandBufferCount = 1;
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     if (VkResult r = fns_.t.vkAllocateCommandBuffers(fns_.device, &info, &cmd); r != VK_SUCCESS) {
       return vkError("vkAllocateCommandBuffers", r);
     }
-    commandBuffers_.push_back(cmd);
+    p.commandBuffers.push_back(cmd);
   }
-  VkCommandBuffer cmd = commandBuffers_[used_++];
+  VkCommandBuffer cmd = p.commandBuffers[p.used++];
   auto begin = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   if (VkResult r = fns_.t.vkBeginCommandBuffer(cmd, &begin); r != VK_SUCCESS) {
@@ -126,8 +147,12 @@ void FrameContext::recycle(const MemoryAllocator& allocator) {
   }
   readbacks.clear();
   garbage.clear();
-  if (pool_) fns_.t.vkResetCommandPool(fns_.device, pool_.get(), 0);
-  used_ = 0;
+  auto reset = [&](Pool& p) {
+    if (p.pool) fns_.t.vkResetCommandPool(fns_.device, p.pool.get(), 0);
+    p.used = 0;
+  };
+  reset(main_);
+  for (auto& p : jobPools_) reset(*p);
   upload.reset();
   readback.reset();
 }

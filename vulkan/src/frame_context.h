@@ -76,6 +76,10 @@ class FrameContext {
   Result<void> init();
   // A primary command buffer from this context's pool, begun for one submission.
   Result<VkCommandBuffer> beginCommandBuffer();
+  // Wide translation: a command pool for each of `jobs` jobs (render thread, before the jobs start), then
+  // a primary command buffer from job `job`'s pool (on that job's thread: each pool has one user).
+  Result<void> prepareJobPools(uint32_t jobs);
+  Result<VkCommandBuffer> beginJobCommandBuffer(uint32_t job);
   // Frees and delivers what the finished GPU work held; `allocator` invalidates readback memory.
   void recycle(const MemoryAllocator& allocator);
 
@@ -90,9 +94,16 @@ class FrameContext {
  private:
   const DeviceFns& fns_;
   uint32_t queueFamily_;
-  OwnedCommandPool pool_;
-  std::vector<VkCommandBuffer> commandBuffers_;
-  size_t used_ = 0;
+  struct Pool {
+    OwnedCommandPool pool;
+    std::vector<VkCommandBuffer> commandBuffers;
+    size_t used = 0;
+  };
+  Result<void> makePool(Pool& pool);
+  Result<VkCommandBuffer> begin(Pool& pool);
+
+  Pool main_;
+  std::vector<std::unique_ptr<Pool>> jobPools_;
 };
 
 }  // namespace reel::vk

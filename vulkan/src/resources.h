@@ -82,7 +82,6 @@ struct Pipeline final : Retired {
   // What a draw with it settles (barriers.h): `bindings`, plus kSettlesVertices when it reads vertex
   // buffers. A pipeline change that settles nothing new needs no new check of the bound resources.
   uint32_t settles = 0;
-  uint64_t formatCheckedPass = 0;  // render pass serial its attachment formats last matched
   VkPipeline get() const { return object->pipeline.get(); }
   bool compute() const { return object->compute; }
   const PipelineDesc& desc() const { return object->desc; }

@@ -1,7 +1,7 @@
 // Sorted packets -> Vulkan commands. The hot path of the render thread.
 //
-// Binds only record what the app wants bound (bound_) and mark it dirty; a draw or dispatch applies the
-// dirty parts, comparing each with what the command buffer last recorded (recorded_), so a bind that
+// Binds only record what the app wants bound (r.bound) and mark it dirty; a draw or dispatch applies the
+// dirty parts, comparing each with what the command buffer last recorded (r.recorded), so a bind that
 // changes nothing costs a compare and never reaches Vulkan (the most-recently-used caches of Stingray's
 // RenderDevice). Barriers come from barriers.h at the draw that needs them.
 #include <algorithm>
@@ -58,13 +58,16 @@ VkAttachmentLoadOp loadOp(LoadOp op, bool resume) {
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 
-inline bool VulkanDeviceImpl::beginSorted() {
-  ++stats_.packets;
-  return cmd_ != VK_NULL_HANDLE;  // no frame open: the device is lost or the frame failed to begin (reported)
+inline bool VulkanDeviceImpl::beginSorted(Recorder& r) {
+  ++r.stats->packets;
+  return r.cmd !=
+         VK_NULL_HANDLE;  // no frame open: the device is lost or the frame failed to begin (reported)
 }
 
 void VulkanDeviceImpl::reportPacket(CommandType command, const PacketContext& context,
                                     const std::string& message) {
+  // A job replaying the state it starts from meets packets that an earlier job reported already.
+  if (rec().replaying) return;
   std::string text = "frame " + std::to_string(frame_) + ": " + commandName(command) + ": " + message;
   if (context.tag) {
     text += " [tag \"" + std::string(context.tag->message()) + "\" at " + context.tag->file + ":" +
@@ -85,114 +88,117 @@ T* VulkanDeviceImpl::lookup(vk::ResourceTableOf<K, T>& table, Handle<K> handle, 
   return nullptr;
 }
 
-void VulkanDeviceImpl::flushBarriers() {
-  if (!barriers_.empty()) barriers_.record(*fns_, cmd_);
+void VulkanDeviceImpl::flushBarriers(Recorder& r) {
+  if (!r.barriers.empty()) r.barriers.record(*fns_, r.cmd);
 }
 
-void VulkanDeviceImpl::resetBindings() {
-  bound_ = Bound{};
-  pass_ = Pass{};
-  dirty_ = kCheckGraphics | kCheckCompute;
-  graphicsSettled_ = 0;
-  descriptorDirty_[0] = descriptorDirty_[1] = 0;
-  debugLabels_ = 0;
+void VulkanDeviceImpl::resetBindings(Recorder& r) {
+  r.formatChecked = false;
+  r.bound = Bound{};
+  r.pass = Pass{};
+  r.dirty = kCheckGraphics | kCheckCompute;
+  r.graphicsSettled = 0;
+  r.descriptorDirty[0] = r.descriptorDirty[1] = 0;
+  r.debugLabels = 0;
 }
 
-void VulkanDeviceImpl::invalidateRecorded() {
-  recorded_ = Recorded{};
+void VulkanDeviceImpl::invalidateRecorded(Recorder& r) {
+  r.recorded = Recorded{};
   // A new command buffer knows nothing: everything the app has bound must be recorded again.
-  dirty_ |= kDirtyGraphicsPipeline | kDirtyComputePipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport |
-            kDirtyScissor | kCheckGraphics | kCheckCompute;
-  descriptorDirty_[0] = descriptorDirty_[1] = bound_.descriptorMask;
-  if (bound_.pushBytes > 0) {
-    fns_->t.vkCmdPushConstants(cmd_, pipelines_->layout(), binding::kStages, 0, bound_.pushBytes,
-                               bound_.push);
+  r.dirty |= kDirtyGraphicsPipeline | kDirtyComputePipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport |
+             kDirtyScissor | kCheckGraphics | kCheckCompute;
+  r.descriptorDirty[0] = r.descriptorDirty[1] = r.bound.descriptorMask;
+  if (r.bound.pushBytes > 0) {
+    fns_->t.vkCmdPushConstants(r.cmd, pipelines_->layout(), binding::kStages, 0, r.bound.pushBytes,
+                               r.bound.push);
   }
 }
 
-void VulkanDeviceImpl::closeDebugLabels() {
-  for (; debugLabels_ > 0; --debugLabels_) vkCmdEndDebugUtilsLabelEXT(cmd_);
+void VulkanDeviceImpl::closeDebugLabels(Recorder& r) {
+  for (; r.debugLabels > 0; --r.debugLabels) vkCmdEndDebugUtilsLabelEXT(r.cmd);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Render passes
 
-bool VulkanDeviceImpl::ensureRendering() {
-  if (pass_.rendering) return true;
-  if (!pass_.open) return false;
-  const bool resume = pass_.begun;
-  for (uint32_t i = 0; i < pass_.colorCount; ++i) {
-    barriers_.use(*pass_.colors[i], kColorAttachment, !resume && pass_.colorLoad != LoadOp::Load);
+bool VulkanDeviceImpl::ensureRendering(Recorder& r) {
+  if (r.pass.rendering) return true;
+  if (!r.pass.open) return false;
+  const bool resume = r.pass.begun;
+  for (uint32_t i = 0; i < r.pass.colorCount; ++i) {
+    use(r, *r.pass.colors[i], kColorAttachment, !resume && r.pass.colorLoad != LoadOp::Load);
   }
-  if (pass_.depth) barriers_.use(*pass_.depth, kDepthAttachment, !resume && pass_.depthLoad != LoadOp::Load);
-  ++writeEpoch_;
-  flushBarriers();
+  if (r.pass.depth) use(r, *r.pass.depth, kDepthAttachment, !resume && r.pass.depthLoad != LoadOp::Load);
+  ++r.writeEpoch;
+  flushBarriers(r);
 
   VkRenderingAttachmentInfo colors[4];
-  for (uint32_t i = 0; i < pass_.colorCount; ++i) {
+  for (uint32_t i = 0; i < r.pass.colorCount; ++i) {
     colors[i] = vk::make<VkRenderingAttachmentInfo>(VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO);
-    colors[i].imageView = pass_.colors[i]->attachmentView.get();
+    colors[i].imageView = r.pass.colors[i]->attachmentView.get();
     colors[i].imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    colors[i].loadOp = loadOp(pass_.colorLoad, resume);
+    colors[i].loadOp = loadOp(r.pass.colorLoad, resume);
     colors[i].storeOp = VK_ATTACHMENT_STORE_OP_STORE;  // a target may be sampled, read back or captured later
-    colors[i].clearValue.color = pass_.clearColor;
+    colors[i].clearValue.color = r.pass.clearColor;
   }
   auto depth = vk::make<VkRenderingAttachmentInfo>(VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO);
-  if (pass_.depth) {
-    depth.imageView = pass_.depth->attachmentView.get();
+  if (r.pass.depth) {
+    depth.imageView = r.pass.depth->attachmentView.get();
     depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
-    depth.loadOp = loadOp(pass_.depthLoad, resume);
+    depth.loadOp = loadOp(r.pass.depthLoad, resume);
     depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    depth.clearValue.depthStencil = {pass_.clearDepth, pass_.clearStencil};
+    depth.clearValue.depthStencil = {r.pass.clearDepth, r.pass.clearStencil};
   }
   auto info = vk::make<VkRenderingInfo>(VK_STRUCTURE_TYPE_RENDERING_INFO);
-  info.renderArea = {{0, 0}, pass_.extent};
+  info.renderArea = {{0, 0}, r.pass.extent};
   info.layerCount = 1;
-  info.colorAttachmentCount = pass_.colorCount;
+  info.colorAttachmentCount = r.pass.colorCount;
   info.pColorAttachments = colors;
-  info.pDepthAttachment = pass_.depth ? &depth : nullptr;
+  info.pDepthAttachment = r.pass.depth ? &depth : nullptr;
   info.pStencilAttachment =
-      pass_.depth && (pass_.depth->aspect & VK_IMAGE_ASPECT_STENCIL_BIT) ? &depth : nullptr;
-  fns_->t.vkCmdBeginRendering(cmd_, &info);
-  pass_.rendering = true;
-  pass_.begun = true;
-  ++stats_.renderPasses;
+      r.pass.depth && (r.pass.depth->aspect & VK_IMAGE_ASPECT_STENCIL_BIT) ? &depth : nullptr;
+  fns_->t.vkCmdBeginRendering(r.cmd, &info);
+  r.pass.rendering = true;
+  r.pass.begun = true;
+  ++r.stats->renderPasses;
   return true;
 }
 
-void VulkanDeviceImpl::suspendRendering() {
-  fns_->t.vkCmdEndRendering(cmd_);
-  pass_.rendering = false;
-  ++stats_.renderPassSuspensions;
+void VulkanDeviceImpl::suspendRendering(Recorder& r) {
+  fns_->t.vkCmdEndRendering(r.cmd);
+  r.pass.rendering = false;
+  ++r.stats->renderPassSuspensions;
 }
 
-void VulkanDeviceImpl::leaveRendering(const vk::Texture* touched1, const vk::Texture* touched2) {
-  if (pass_.open && !pass_.begun && (touched1 || touched2)) {
+void VulkanDeviceImpl::leaveRendering(Recorder& r, const vk::Texture* touched1, const vk::Texture* touched2) {
+  if (r.pass.open && !r.pass.begun && (touched1 || touched2)) {
     // The pass's clear has not run yet (lazy begin): run it first if this command touches an attachment,
     // so that the command sees the cleared image, as it would have with an eager begin.
     bool touches = false;
-    for (uint32_t i = 0; i < pass_.colorCount; ++i) {
-      touches |= pass_.colors[i] == touched1 || pass_.colors[i] == touched2;
+    for (uint32_t i = 0; i < r.pass.colorCount; ++i) {
+      touches |= r.pass.colors[i] == touched1 || r.pass.colors[i] == touched2;
     }
-    touches |= pass_.depth && (pass_.depth == touched1 || pass_.depth == touched2);
-    if (touches) ensureRendering();
+    touches |= r.pass.depth && (r.pass.depth == touched1 || r.pass.depth == touched2);
+    if (touches) ensureRendering(r);
   }
-  if (pass_.rendering) suspendRendering();
+  if (r.pass.rendering) suspendRendering(r);
 }
 
-void VulkanDeviceImpl::endPass() {
-  const bool clears = pass_.colorLoad == LoadOp::Clear || (pass_.depth && pass_.depthLoad == LoadOp::Clear);
-  if (!pass_.begun && clears) ensureRendering();  // a pass with no draw still clears
-  if (pass_.rendering) fns_->t.vkCmdEndRendering(cmd_);
-  pass_ = Pass{};
+void VulkanDeviceImpl::endPass(Recorder& r) {
+  const bool clears =
+      r.pass.colorLoad == LoadOp::Clear || (r.pass.depth && r.pass.depthLoad == LoadOp::Clear);
+  if (!r.pass.begun && clears) ensureRendering(r);  // a pass with no draw still clears
+  if (r.pass.rendering) fns_->t.vkCmdEndRendering(r.cmd);
+  r.pass = Pass{};
 }
 
 void VulkanDeviceImpl::execute(const cmd::BeginRenderPass& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::BeginRenderPass;
-  if (pass_.open) {
+  if (r.pass.open) {
     reportPacket(kType, c, "a render pass is already open (EndRenderPass missing); it is closed first");
-    endPass();
+    endPass(r);
   }
   vk::RenderTarget* target = lookup(targets_, p.target, kType, "target", c);
   if (!target) return;
@@ -229,75 +235,83 @@ void VulkanDeviceImpl::execute(const cmd::BeginRenderPass& p, const PacketContex
   std::memcpy(pass.clearColor.float32, p.clearColor, sizeof p.clearColor);
   pass.clearDepth = p.clearDepth;
   pass.clearStencil = p.clearStencil;
-  pass.serial = ++passSerial_;
-  pass_ = pass;
+  // A job that replays the pass it starts in resumes it: the job before ran its clear (endJob).
+  pass.begun = r.replaying;
+  r.pass = pass;
+  r.formatChecked = false;
   // A pass starts with the whole target as viewport and scissor; SetViewport / SetScissor after it override.
-  bound_.viewport = {0.0f, 0.0f, float(pass.extent.width), float(pass.extent.height), 0.0f, 1.0f};
-  bound_.scissor = {{0, 0}, pass.extent};
-  dirty_ |= kDirtyViewport | kDirtyScissor | kCheckGraphics;
+  r.bound.viewport = {0.0f, 0.0f, float(pass.extent.width), float(pass.extent.height), 0.0f, 1.0f};
+  r.bound.scissor = {{0, 0}, pass.extent};
+  r.dirty |= kDirtyViewport | kDirtyScissor | kCheckGraphics;
 }
 
 void VulkanDeviceImpl::execute(const cmd::EndRenderPass&, const PacketContext& c) {
-  if (!beginSorted()) return;
-  if (!pass_.open) return reportPacket(CommandType::EndRenderPass, c, "no render pass is open");
-  endPass();
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
+  if (!r.pass.open) return reportPacket(CommandType::EndRenderPass, c, "no render pass is open");
+  endPass(r);
 }
 
 void VulkanDeviceImpl::execute(const cmd::SetViewport& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   if (!(p.width > 0.0f) || p.height == 0.0f || !(p.minDepth >= 0.0f && p.minDepth <= 1.0f) ||
       !(p.maxDepth >= 0.0f && p.maxDepth <= 1.0f)) {
     return reportPacket(CommandType::SetViewport, c,
                         "width must be > 0, height != 0 and depths within [0, 1]");
   }
   const VkViewport v{p.x, p.y, p.width, p.height, p.minDepth, p.maxDepth};
-  if (std::memcmp(&v, &bound_.viewport, sizeof v) == 0) {
-    ++stats_.redundantBindsSkipped;
+  if (std::memcmp(&v, &r.bound.viewport, sizeof v) == 0) {
+    ++r.stats->redundantBindsSkipped;
     return;
   }
-  bound_.viewport = v;
-  dirty_ |= kDirtyViewport;
+  r.bound.viewport = v;
+  r.dirty |= kDirtyViewport;
 }
 
 void VulkanDeviceImpl::execute(const cmd::SetScissor& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   if (p.x < 0 || p.y < 0 || p.width > uint32_t(INT32_MAX - p.x) || p.height > uint32_t(INT32_MAX - p.y)) {
     return reportPacket(CommandType::SetScissor, c, "the rectangle must start at x, y >= 0 and fit in int32");
   }
   const VkRect2D s{{p.x, p.y}, {p.width, p.height}};
-  if (std::memcmp(&s, &bound_.scissor, sizeof s) == 0) {
-    ++stats_.redundantBindsSkipped;
+  if (std::memcmp(&s, &r.bound.scissor, sizeof s) == 0) {
+    ++r.stats->redundantBindsSkipped;
     return;
   }
-  bound_.scissor = s;
-  dirty_ |= kDirtyScissor;
+  r.bound.scissor = s;
+  r.dirty |= kDirtyScissor;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Binds: record what is wanted; draws apply it.
 
 void VulkanDeviceImpl::execute(const cmd::BindPipeline& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   vk::Pipeline* pipeline = lookup(pipelineRecords_, p.pipeline, CommandType::BindPipeline, "pipeline", c);
   if (!pipeline) return;
-  vk::Pipeline*& slot = pipeline->compute() ? bound_.compute : bound_.graphics;
+  vk::Pipeline*& slot = pipeline->compute() ? r.bound.compute : r.bound.graphics;
   if (slot == pipeline) {
-    ++stats_.redundantBindsSkipped;
+    ++r.stats->redundantBindsSkipped;
     return;
   }
   slot = pipeline;
+  if (!pipeline->compute()) r.formatChecked = false;
   if (pipeline->compute()) {
-    dirty_ |= kDirtyComputePipeline | kCheckCompute;
+    r.dirty |= kDirtyComputePipeline | kCheckCompute;
     return;
   }
-  dirty_ |= kDirtyGraphicsPipeline;
+  r.dirty |= kDirtyGraphicsPipeline;
   // A pipeline that reads bindings (or vertices) the last check did not cover needs a new check; one that
   // reads no more than that does not: whatever was re-bound or written since then asked for its own check.
-  if (pipeline->settles & ~graphicsSettled_) dirty_ |= kCheckGraphics;
+  if (pipeline->settles & ~r.graphicsSettled) r.dirty |= kCheckGraphics;
 }
 
 void VulkanDeviceImpl::execute(const cmd::BindVertexBuffer& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::BindVertexBuffer;
   if (p.slot >= binding::kVertexSlots) {
     return reportPacket(kType, c, "slot " + std::to_string(p.slot) + " > 3");
@@ -310,18 +324,19 @@ void VulkanDeviceImpl::execute(const cmd::BindVertexBuffer& p, const PacketConte
     }
     if (p.offset >= buffer->desc.size) return reportPacket(kType, c, "offset past the end of the buffer");
   }
-  if (bound_.vertex[p.slot] == buffer && bound_.vertexOffset[p.slot] == p.offset) {
-    ++stats_.redundantBindsSkipped;
+  if (r.bound.vertex[p.slot] == buffer && r.bound.vertexOffset[p.slot] == p.offset) {
+    ++r.stats->redundantBindsSkipped;
     return;
   }
-  bound_.vertex[p.slot] = buffer;
-  bound_.vertexOffset[p.slot] = p.offset;
-  dirty_ |= kDirtyVertex;
-  if (buffer && !vk::isSettled(buffer->sync, readUse(buffer->reads), false)) dirty_ |= kCheckGraphics;
+  r.bound.vertex[p.slot] = buffer;
+  r.bound.vertexOffset[p.slot] = p.offset;
+  r.dirty |= kDirtyVertex;
+  if (buffer && !settled(r, *buffer, readUse(buffer->reads))) r.dirty |= kCheckGraphics;
 }
 
 void VulkanDeviceImpl::execute(const cmd::BindIndexBuffer& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::BindIndexBuffer;
   vk::Buffer* buffer = nullptr;
   if (!p.buffer.isNull()) {
@@ -338,19 +353,20 @@ void VulkanDeviceImpl::execute(const cmd::BindIndexBuffer& p, const PacketContex
     }
   }
   const VkIndexType type = vk::toVkIndexType(p.indexType);
-  if (bound_.index == buffer && bound_.indexOffset == p.offset && bound_.indexType == type) {
-    ++stats_.redundantBindsSkipped;
+  if (r.bound.index == buffer && r.bound.indexOffset == p.offset && r.bound.indexType == type) {
+    ++r.stats->redundantBindsSkipped;
     return;
   }
-  bound_.index = buffer;
-  bound_.indexOffset = p.offset;
-  bound_.indexType = type;
-  dirty_ |= kDirtyIndex;
-  if (buffer && !vk::isSettled(buffer->sync, readUse(buffer->reads), false)) dirty_ |= kCheckGraphics;
+  r.bound.index = buffer;
+  r.bound.indexOffset = p.offset;
+  r.bound.indexType = type;
+  r.dirty |= kDirtyIndex;
+  if (buffer && !settled(r, *buffer, readUse(buffer->reads))) r.dirty |= kCheckGraphics;
 }
 
 void VulkanDeviceImpl::execute(const cmd::BindTexture& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::BindTexture;
   if (p.slot >= binding::kTextureSlots) {
     return reportPacket(kType, c, "slot " + std::to_string(p.slot) + " > 3");
@@ -370,20 +386,20 @@ void VulkanDeviceImpl::execute(const cmd::BindTexture& p, const PacketContext& c
       sampler = s->sampler.get();
     }
   }
-  if (bound_.texture[p.slot] == texture && bound_.sampler[p.slot] == sampler) {
-    ++stats_.redundantBindsSkipped;
+  if (r.bound.texture[p.slot] == texture && r.bound.sampler[p.slot] == sampler) {
+    ++r.stats->redundantBindsSkipped;
     return;
   }
   const uint32_t bit = 1u << (binding::kTextureBase + p.slot);
-  bound_.texture[p.slot] = texture;
-  bound_.sampler[p.slot] = sampler;
-  bound_.descriptorMask = texture ? (bound_.descriptorMask | bit) : (bound_.descriptorMask & ~bit);
-  descriptorDirty_[0] |= bit;
-  descriptorDirty_[1] |= bit;
+  r.bound.texture[p.slot] = texture;
+  r.bound.sampler[p.slot] = sampler;
+  r.bound.descriptorMask = texture ? (r.bound.descriptorMask | bit) : (r.bound.descriptorMask & ~bit);
+  r.descriptorDirty[0] |= bit;
+  r.descriptorDirty[1] |= bit;
   // A texture that is ready to be sampled needs no check; one that is not (written since, or an attachment
-  // of the open pass) is settled or reported at the next draw. Writes after this bind bump writeEpoch_.
-  if (texture && !vk::isSettled(texture->sync, readUse(texture->reads), true)) {
-    dirty_ |= kCheckGraphics | kCheckCompute;
+  // of the open pass) is settled or reported at the next draw. Writes after this bind bump r.writeEpoch.
+  if (texture && !settled(r, *texture, readUse(texture->reads))) {
+    r.dirty |= kCheckGraphics | kCheckCompute;
   }
 }
 
@@ -399,7 +415,8 @@ struct BufferBindLimits {
 #define REEL_BIND_BUFFER(Command, array, offsets, ranges, slots, base, usageBit, usageText, alignField, \
                          rangeField)                                                                    \
   void VulkanDeviceImpl::execute(const cmd::Command& p, const PacketContext& c) {                       \
-    if (!beginSorted()) return;                                                                         \
+    Recorder& r = rec();                                                                                \
+    if (!beginSorted(r)) return;                                                                        \
     constexpr CommandType kType = CommandType::Command;                                                 \
     if (p.slot >= slots) return reportPacket(kType, c, "slot " + std::to_string(p.slot) + " > 3");      \
     vk::Buffer* buffer = nullptr;                                                                       \
@@ -419,20 +436,20 @@ struct BufferBindLimits {
                             "range " + std::to_string(range) + " past the end or over " #rangeField);   \
       }                                                                                                 \
     }                                                                                                   \
-    if (bound_.array[p.slot] == buffer && bound_.offsets[p.slot] == p.offset &&                         \
-        bound_.ranges[p.slot] == range) {                                                               \
-      ++stats_.redundantBindsSkipped;                                                                   \
+    if (r.bound.array[p.slot] == buffer && r.bound.offsets[p.slot] == p.offset &&                       \
+        r.bound.ranges[p.slot] == range) {                                                              \
+      ++r.stats->redundantBindsSkipped;                                                                 \
       return;                                                                                           \
     }                                                                                                   \
     const uint32_t bit = 1u << (base + p.slot);                                                         \
-    bound_.array[p.slot] = buffer;                                                                      \
-    bound_.offsets[p.slot] = p.offset;                                                                  \
-    bound_.ranges[p.slot] = range;                                                                      \
-    bound_.descriptorMask = buffer ? (bound_.descriptorMask | bit) : (bound_.descriptorMask & ~bit);    \
-    descriptorDirty_[0] |= bit;                                                                         \
-    descriptorDirty_[1] |= bit;                                                                         \
-    if (buffer && !vk::isSettled(buffer->sync, readUse(buffer->reads), false)) {                        \
-      dirty_ |= kCheckGraphics | kCheckCompute;                                                         \
+    r.bound.array[p.slot] = buffer;                                                                     \
+    r.bound.offsets[p.slot] = p.offset;                                                                 \
+    r.bound.ranges[p.slot] = range;                                                                     \
+    r.bound.descriptorMask = buffer ? (r.bound.descriptorMask | bit) : (r.bound.descriptorMask & ~bit); \
+    r.descriptorDirty[0] |= bit;                                                                        \
+    r.descriptorDirty[1] |= bit;                                                                        \
+    if (buffer && !settled(r, *buffer, readUse(buffer->reads))) {                                       \
+      r.dirty |= kCheckGraphics | kCheckCompute;                                                        \
     }                                                                                                   \
   }
 REEL_BIND_BUFFER(BindUniformBuffer, uniform, uniformOffset, uniformRange, binding::kUniformSlots,
@@ -444,28 +461,29 @@ REEL_BIND_BUFFER(BindStorageBuffer, storage, storageOffset, storageRange, bindin
 #undef REEL_BIND_BUFFER
 
 void VulkanDeviceImpl::execute(const cmd::PushConstants& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   const uint32_t size = static_cast<uint32_t>(c.aux.size());
   if (p.offset % 4 != 0 || size % 4 != 0 || size == 0 || p.offset > binding::kPushConstantBytes ||
       size > binding::kPushConstantBytes - p.offset) {
     return reportPacket(CommandType::PushConstants, c,
                         "offset and size must be multiples of 4 within the 128 push-constant bytes");
   }
-  if (p.offset + size <= bound_.pushBytes && std::memcmp(bound_.push + p.offset, c.aux.data(), size) == 0) {
-    ++stats_.redundantBindsSkipped;
+  if (p.offset + size <= r.bound.pushBytes && std::memcmp(r.bound.push + p.offset, c.aux.data(), size) == 0) {
+    ++r.stats->redundantBindsSkipped;
     return;
   }
-  std::memcpy(bound_.push + p.offset, c.aux.data(), size);
-  bound_.pushBytes = std::max(bound_.pushBytes, p.offset + size);
+  std::memcpy(r.bound.push + p.offset, c.aux.data(), size);
+  r.bound.pushBytes = std::max(r.bound.pushBytes, p.offset + size);
   // Pushed at once: constants are command-buffer state like any bind, and the packet's bytes are copied.
-  fns_->t.vkCmdPushConstants(cmd_, pipelines_->layout(), binding::kStages, p.offset, size, c.aux.data());
-  ++stats_.pushConstantCalls;
+  fns_->t.vkCmdPushConstants(r.cmd, pipelines_->layout(), binding::kStages, p.offset, size, c.aux.data());
+  ++r.stats->pushConstantCalls;
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Draws
 
-void VulkanDeviceImpl::pushDescriptors(VkPipelineBindPoint point, uint32_t bits) {
+void VulkanDeviceImpl::pushDescriptors(Recorder& r, VkPipelineBindPoint point, uint32_t bits) {
   VkWriteDescriptorSet writes[binding::kCount];
   VkDescriptorBufferInfo buffers[binding::kCount];
   VkDescriptorImageInfo images[binding::kCount];
@@ -478,177 +496,182 @@ void VulkanDeviceImpl::pushDescriptors(VkPipelineBindPoint point, uint32_t bits)
     w.descriptorCount = 1;
     if (b < binding::kTextureBase) {
       w.descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-      buffers[count] = {bound_.uniform[b]->get(), bound_.uniformOffset[b], bound_.uniformRange[b]};
+      buffers[count] = {r.bound.uniform[b]->get(), r.bound.uniformOffset[b], r.bound.uniformRange[b]};
       w.pBufferInfo = &buffers[count];
     } else if (b < binding::kStorageBase) {
       const uint32_t s = b - binding::kTextureBase;
       w.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-      images[count] = {bound_.sampler[s], bound_.texture[s]->view.get(),
+      images[count] = {r.bound.sampler[s], r.bound.texture[s]->view.get(),
                        VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
       w.pImageInfo = &images[count];
     } else {
       const uint32_t s = b - binding::kStorageBase;
       w.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      buffers[count] = {bound_.storage[s]->get(), bound_.storageOffset[s], bound_.storageRange[s]};
+      buffers[count] = {r.bound.storage[s]->get(), r.bound.storageOffset[s], r.bound.storageRange[s]};
       w.pBufferInfo = &buffers[count];
     }
     ++count;
   }
   if (count == 0) return;
-  fns_->t.vkCmdPushDescriptorSetKHR(cmd_, point, pipelines_->layout(), 0, count, writes);
-  ++stats_.descriptorPushes;
+  fns_->t.vkCmdPushDescriptorSetKHR(r.cmd, point, pipelines_->layout(), 0, count, writes);
+  ++r.stats->descriptorPushes;
 }
 
-bool VulkanDeviceImpl::settleBound(bool graphics, CommandType command, const PacketContext& context) {
-  const vk::Pipeline* pipeline = graphics ? bound_.graphics : bound_.compute;
+bool VulkanDeviceImpl::settleBound(Recorder& r, bool graphics, CommandType command,
+                                   const PacketContext& context) {
+  const vk::Pipeline* pipeline = graphics ? r.bound.graphics : r.bound.compute;
   auto settle = [&](vk::Buffer* b) {
-    if (b && !vk::isSettled(b->sync, readUse(b->reads), false)) barriers_.use(*b, readUse(b->reads));
+    if (b && !settled(r, *b, readUse(b->reads))) use(r, *b, readUse(b->reads));
   };
   if (graphics) {
     if (pipeline->settles & vk::Pipeline::kSettlesVertices) {
-      for (vk::Buffer* b : bound_.vertex) settle(b);
+      for (vk::Buffer* b : r.bound.vertex) settle(b);
     }
-    settle(bound_.index);
+    settle(r.bound.index);
   }
-  const uint32_t used = pipeline->bindings & bound_.descriptorMask;
+  const uint32_t used = pipeline->bindings & r.bound.descriptorMask;
   for (uint32_t rest = used; rest != 0; rest &= rest - 1) {
     const uint32_t b = static_cast<uint32_t>(std::countr_zero(rest));
     if (b < binding::kTextureBase) {
-      settle(bound_.uniform[b]);
+      settle(r.bound.uniform[b]);
     } else if (b < binding::kStorageBase) {
-      vk::Texture* t = bound_.texture[b - binding::kTextureBase];
-      if (graphics && pass_.open) {
-        bool attachment = t == pass_.depth;
-        for (uint32_t i = 0; i < pass_.colorCount; ++i) attachment |= t == pass_.colors[i];
+      vk::Texture* t = r.bound.texture[b - binding::kTextureBase];
+      if (graphics && r.pass.open) {
+        bool attachment = t == r.pass.depth;
+        for (uint32_t i = 0; i < r.pass.colorCount; ++i) attachment |= t == r.pass.colors[i];
         if (attachment) {
-          barriers_.clear();
+          r.barriers.clear();
           reportPacket(command, context,
                        "texture slot " + std::to_string(b - binding::kTextureBase) +
                            " samples an attachment of the open render pass (a feedback loop)");
           return false;
         }
       }
-      if (!vk::isSettled(t->sync, readUse(t->reads), true)) barriers_.use(*t, readUse(t->reads));
+      if (!settled(r, *t, readUse(t->reads))) use(r, *t, readUse(t->reads));
     } else if (graphics) {
-      settle(bound_.storage[b - binding::kStorageBase]);  // read-only in graphics stages
+      settle(r.bound.storage[b - binding::kStorageBase]);  // read-only in graphics stages
     } else {
-      barriers_.use(*bound_.storage[b - binding::kStorageBase], kComputeStorage);
+      use(r, *r.bound.storage[b - binding::kStorageBase], kComputeStorage);
     }
   }
   return true;
 }
 
-bool VulkanDeviceImpl::prepareDraw(CommandType command, const PacketContext& context) {
-  if (!pass_.open) {
+bool VulkanDeviceImpl::prepareDraw(Recorder& r, CommandType command, const PacketContext& context) {
+  if (!r.pass.open) {
     reportPacket(command, context, "a draw outside a render pass");
     return false;
   }
-  vk::Pipeline* pipeline = bound_.graphics;
+  vk::Pipeline* pipeline = r.bound.graphics;
   if (!pipeline) {
     reportPacket(command, context, "no graphics pipeline is bound");
     return false;
   }
-  if (pipeline->formatCheckedPass != pass_.serial) {
+  if (!r.formatChecked) {
     // The pipeline's attachment formats must be the pass's (dynamic rendering checks nothing itself).
     const PipelineDesc& d = pipeline->desc();
-    bool match = d.colorCount == pass_.colorCount &&
-                 d.depthFormat == (pass_.depth ? pass_.depth->desc.format : Format::Undefined);
+    bool match = d.colorCount == r.pass.colorCount &&
+                 d.depthFormat == (r.pass.depth ? r.pass.depth->desc.format : Format::Undefined);
     for (uint32_t i = 0; match && i < d.colorCount; ++i) {
-      match = d.colorFormats[i] == pass_.colors[i]->desc.format;
+      match = d.colorFormats[i] == r.pass.colors[i]->desc.format;
     }
     if (!match) {
       reportPacket(command, context,
                    "the bound pipeline's attachment formats differ from the render target's");
       return false;
     }
-    pipeline->formatCheckedPass = pass_.serial;
+    r.formatChecked = true;
   }
-  if (const uint32_t missing = pipeline->bindings & ~bound_.descriptorMask) {
+  if (const uint32_t missing = pipeline->bindings & ~r.bound.descriptorMask) {
     reportPacket(command, context,
                  "the pipeline uses binding " + std::to_string(std::countr_zero(missing)) +
                      ", which nothing is bound to");
     return false;
   }
-  if ((pipeline->settles & vk::Pipeline::kSettlesVertices) && !bound_.vertex[0]) {
+  if ((pipeline->settles & vk::Pipeline::kSettlesVertices) && !r.bound.vertex[0]) {
     reportPacket(command, context, "the pipeline reads vertices but no vertex buffer is bound to slot 0");
     return false;
   }
-  if ((dirty_ & kCheckGraphics) || checkedEpoch_[0] != writeEpoch_) {
-    if (!settleBound(true, command, context)) return false;
-    dirty_ &= ~kCheckGraphics;
-    checkedEpoch_[0] = writeEpoch_;
-    graphicsSettled_ = pipeline->settles;
+  if ((r.dirty & kCheckGraphics) || r.checkedEpoch[0] != r.writeEpoch) {
+    if (!settleBound(r, true, command, context)) return false;
+    r.dirty &= ~kCheckGraphics;
+    r.checkedEpoch[0] = r.writeEpoch;
+    r.graphicsSettled = pipeline->settles;
   }
-  if (!barriers_.empty() && pass_.rendering) suspendRendering();
-  if (!pass_.rendering) {
-    ensureRendering();  // records the pending barriers with the attachments' own
-    checkedEpoch_[0] = writeEpoch_;
+  if (!r.barriers.empty() && r.pass.rendering) suspendRendering(r);
+  if (!r.pass.rendering) {
+    ensureRendering(r);  // records the pending barriers with the attachments' own
+    r.checkedEpoch[0] = r.writeEpoch;
   }
 
   // Apply what changed since the last draw; each against what this command buffer recorded last.
-  if (dirty_ & (kDirtyGraphicsPipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport | kDirtyScissor)) {
-    if (dirty_ & kDirtyGraphicsPipeline) {
-      if (recorded_.graphics != pipeline->get()) {
-        fns_->t.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline->get());
-        recorded_.graphics = pipeline->get();
-        ++stats_.pipelineBinds;
+  if (r.dirty & (kDirtyGraphicsPipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport | kDirtyScissor)) {
+    if (r.dirty & kDirtyGraphicsPipeline) {
+      if (r.recorded.graphics != pipeline->get()) {
+        fns_->t.vkCmdBindPipeline(r.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline->get());
+        r.recorded.graphics = pipeline->get();
+        ++r.stats->pipelineBinds;
       } else {
-        ++stats_.redundantBindsSkipped;
+        ++r.stats->redundantBindsSkipped;
       }
     }
-    if (dirty_ & kDirtyVertex) {
+    if (r.dirty & kDirtyVertex) {
       for (uint32_t i = 0; i < binding::kVertexSlots; ++i) {
-        const vk::Buffer* b = bound_.vertex[i];
-        if (!b || (recorded_.vertex[i] == b->get() && recorded_.vertexOffset[i] == bound_.vertexOffset[i])) {
+        const vk::Buffer* b = r.bound.vertex[i];
+        if (!b ||
+            (r.recorded.vertex[i] == b->get() && r.recorded.vertexOffset[i] == r.bound.vertexOffset[i])) {
           continue;
         }
         const VkBuffer buffer = b->get();
-        fns_->t.vkCmdBindVertexBuffers(cmd_, i, 1, &buffer, &bound_.vertexOffset[i]);
-        recorded_.vertex[i] = buffer;
-        recorded_.vertexOffset[i] = bound_.vertexOffset[i];
-        ++stats_.vertexBufferBinds;
+        fns_->t.vkCmdBindVertexBuffers(r.cmd, i, 1, &buffer, &r.bound.vertexOffset[i]);
+        r.recorded.vertex[i] = buffer;
+        r.recorded.vertexOffset[i] = r.bound.vertexOffset[i];
+        ++r.stats->vertexBufferBinds;
       }
     }
-    if ((dirty_ & kDirtyIndex) && bound_.index &&
-        (recorded_.index != bound_.index->get() || recorded_.indexOffset != bound_.indexOffset ||
-         recorded_.indexType != bound_.indexType)) {
-      fns_->t.vkCmdBindIndexBuffer(cmd_, bound_.index->get(), bound_.indexOffset, bound_.indexType);
-      recorded_.index = bound_.index->get();
-      recorded_.indexOffset = bound_.indexOffset;
-      recorded_.indexType = bound_.indexType;
-      ++stats_.indexBufferBinds;
+    if ((r.dirty & kDirtyIndex) && r.bound.index &&
+        (r.recorded.index != r.bound.index->get() || r.recorded.indexOffset != r.bound.indexOffset ||
+         r.recorded.indexType != r.bound.indexType)) {
+      fns_->t.vkCmdBindIndexBuffer(r.cmd, r.bound.index->get(), r.bound.indexOffset, r.bound.indexType);
+      r.recorded.index = r.bound.index->get();
+      r.recorded.indexOffset = r.bound.indexOffset;
+      r.recorded.indexType = r.bound.indexType;
+      ++r.stats->indexBufferBinds;
     }
-    if ((dirty_ & kDirtyViewport) &&
-        (!recorded_.viewportSet ||
-         std::memcmp(&recorded_.viewport, &bound_.viewport, sizeof(VkViewport)) != 0)) {
-      fns_->t.vkCmdSetViewport(cmd_, 0, 1, &bound_.viewport);
-      recorded_.viewport = bound_.viewport;
-      recorded_.viewportSet = true;
+    if ((r.dirty & kDirtyViewport) &&
+        (!r.recorded.viewportSet ||
+         std::memcmp(&r.recorded.viewport, &r.bound.viewport, sizeof(VkViewport)) != 0)) {
+      fns_->t.vkCmdSetViewport(r.cmd, 0, 1, &r.bound.viewport);
+      r.recorded.viewport = r.bound.viewport;
+      r.recorded.viewportSet = true;
     }
-    if ((dirty_ & kDirtyScissor) &&
-        (!recorded_.scissorSet || std::memcmp(&recorded_.scissor, &bound_.scissor, sizeof(VkRect2D)) != 0)) {
-      fns_->t.vkCmdSetScissor(cmd_, 0, 1, &bound_.scissor);
-      recorded_.scissor = bound_.scissor;
-      recorded_.scissorSet = true;
+    if ((r.dirty & kDirtyScissor) &&
+        (!r.recorded.scissorSet ||
+         std::memcmp(&r.recorded.scissor, &r.bound.scissor, sizeof(VkRect2D)) != 0)) {
+      fns_->t.vkCmdSetScissor(r.cmd, 0, 1, &r.bound.scissor);
+      r.recorded.scissor = r.bound.scissor;
+      r.recorded.scissorSet = true;
     }
-    dirty_ &= ~(kDirtyGraphicsPipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport | kDirtyScissor);
+    r.dirty &= ~(kDirtyGraphicsPipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport | kDirtyScissor);
   }
-  if (const uint32_t push = descriptorDirty_[0] & pipeline->bindings) {
-    pushDescriptors(VK_PIPELINE_BIND_POINT_GRAPHICS, push);
-    descriptorDirty_[0] &= ~push;
+  if (const uint32_t push = r.descriptorDirty[0] & pipeline->bindings) {
+    pushDescriptors(r, VK_PIPELINE_BIND_POINT_GRAPHICS, push);
+    r.descriptorDirty[0] &= ~push;
   }
-  ++stats_.draws;
+  ++r.stats->draws;
   return true;
 }
 
 void VulkanDeviceImpl::execute(const cmd::Draw& p, const PacketContext& c) {
-  if (!beginSorted() || !prepareDraw(CommandType::Draw, c)) return;
-  fns_->t.vkCmdDraw(cmd_, p.vertexCount, 1, p.firstVertex, 0);
+  Recorder& r = rec();
+  if (!beginSorted(r) || !prepareDraw(r, CommandType::Draw, c)) return;
+  fns_->t.vkCmdDraw(r.cmd, p.vertexCount, 1, p.firstVertex, 0);
 }
 
 void VulkanDeviceImpl::execute(const cmd::DrawInstanced& p, const PacketContext& c) {
-  if (!beginSorted() || !prepareDraw(CommandType::DrawInstanced, c)) return;
-  fns_->t.vkCmdDraw(cmd_, p.vertexCount, p.instanceCount, p.firstVertex, p.firstInstance);
+  Recorder& r = rec();
+  if (!beginSorted(r) || !prepareDraw(r, CommandType::DrawInstanced, c)) return;
+  fns_->t.vkCmdDraw(r.cmd, p.vertexCount, p.instanceCount, p.firstVertex, p.firstInstance);
 }
 
 namespace {
@@ -661,35 +684,37 @@ bool indicesFit(const vk::Buffer* index, VkDeviceSize offset, VkIndexType type, 
 }  // namespace
 
 void VulkanDeviceImpl::execute(const cmd::DrawIndexed& p, const PacketContext& c) {
-  if (!beginSorted()) return;
-  if (!indicesFit(bound_.index, bound_.indexOffset, bound_.indexType, p.firstIndex, p.indexCount)) {
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
+  if (!indicesFit(r.bound.index, r.bound.indexOffset, r.bound.indexType, p.firstIndex, p.indexCount)) {
     return reportPacket(CommandType::DrawIndexed, c, "no index buffer bound, or the indices pass its end");
   }
-  if (!prepareDraw(CommandType::DrawIndexed, c)) return;
-  fns_->t.vkCmdDrawIndexed(cmd_, p.indexCount, 1, p.firstIndex, p.vertexOffset, 0);
+  if (!prepareDraw(r, CommandType::DrawIndexed, c)) return;
+  fns_->t.vkCmdDrawIndexed(r.cmd, p.indexCount, 1, p.firstIndex, p.vertexOffset, 0);
 }
 
 void VulkanDeviceImpl::execute(const cmd::DrawIndexedInstanced& p, const PacketContext& c) {
-  if (!beginSorted()) return;
-  if (!indicesFit(bound_.index, bound_.indexOffset, bound_.indexType, p.firstIndex, p.indexCount)) {
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
+  if (!indicesFit(r.bound.index, r.bound.indexOffset, r.bound.indexType, p.firstIndex, p.indexCount)) {
     return reportPacket(CommandType::DrawIndexedInstanced, c,
                         "no index buffer bound, or the indices pass its end");
   }
-  if (!prepareDraw(CommandType::DrawIndexedInstanced, c)) return;
-  fns_->t.vkCmdDrawIndexed(cmd_, p.indexCount, p.instanceCount, p.firstIndex, p.vertexOffset,
+  if (!prepareDraw(r, CommandType::DrawIndexedInstanced, c)) return;
+  fns_->t.vkCmdDrawIndexed(r.cmd, p.indexCount, p.instanceCount, p.firstIndex, p.vertexOffset,
                            p.firstInstance);
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Compute and transfers: outside rendering.
 
-bool VulkanDeviceImpl::prepareDispatch(const PacketContext& context) {
-  vk::Pipeline* pipeline = bound_.compute;
+bool VulkanDeviceImpl::prepareDispatch(Recorder& r, const PacketContext& context) {
+  vk::Pipeline* pipeline = r.bound.compute;
   if (!pipeline) {
     reportPacket(CommandType::Dispatch, context, "no compute pipeline is bound");
     return false;
   }
-  if (const uint32_t missing = pipeline->bindings & ~bound_.descriptorMask) {
+  if (const uint32_t missing = pipeline->bindings & ~r.bound.descriptorMask) {
     reportPacket(CommandType::Dispatch, context,
                  "the pipeline uses binding " + std::to_string(std::countr_zero(missing)) +
                      ", which nothing is bound to");
@@ -697,35 +722,37 @@ bool VulkanDeviceImpl::prepareDispatch(const PacketContext& context) {
   }
   const vk::Texture* sampled[2] = {};
   for (uint32_t s = 0, n = 0; s < binding::kTextureSlots && n < 2; ++s) {
-    if (pipeline->bindings & (1u << (binding::kTextureBase + s))) sampled[n++] = bound_.texture[s];
+    if (pipeline->bindings & (1u << (binding::kTextureBase + s))) sampled[n++] = r.bound.texture[s];
   }
-  leaveRendering(sampled[0], sampled[1]);
+  leaveRendering(r, sampled[0], sampled[1]);
   // Storage buffers are written by every dispatch (no reflection of what the shader writes): settle is
   // run each time, which orders dispatch after dispatch on the same buffer.
-  if (!settleBound(false, CommandType::Dispatch, context)) return false;
-  if (pipeline->bindings & (((1u << binding::kStorageSlots) - 1) << binding::kStorageBase)) ++writeEpoch_;
-  flushBarriers();
-  if (recorded_.compute != pipeline->get()) {
-    fns_->t.vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->get());
-    recorded_.compute = pipeline->get();
-    ++stats_.pipelineBinds;
+  if (!settleBound(r, false, CommandType::Dispatch, context)) return false;
+  if (pipeline->bindings & (((1u << binding::kStorageSlots) - 1) << binding::kStorageBase)) ++r.writeEpoch;
+  flushBarriers(r);
+  if (r.recorded.compute != pipeline->get()) {
+    fns_->t.vkCmdBindPipeline(r.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline->get());
+    r.recorded.compute = pipeline->get();
+    ++r.stats->pipelineBinds;
   }
-  dirty_ &= ~(kDirtyComputePipeline | kCheckCompute);
-  if (const uint32_t push = descriptorDirty_[1] & pipeline->bindings) {
-    pushDescriptors(VK_PIPELINE_BIND_POINT_COMPUTE, push);
-    descriptorDirty_[1] &= ~push;
+  r.dirty &= ~(kDirtyComputePipeline | kCheckCompute);
+  if (const uint32_t push = r.descriptorDirty[1] & pipeline->bindings) {
+    pushDescriptors(r, VK_PIPELINE_BIND_POINT_COMPUTE, push);
+    r.descriptorDirty[1] &= ~push;
   }
-  ++stats_.dispatches;
+  ++r.stats->dispatches;
   return true;
 }
 
 void VulkanDeviceImpl::execute(const cmd::Dispatch& p, const PacketContext& c) {
-  if (!beginSorted() || !prepareDispatch(c)) return;
-  fns_->t.vkCmdDispatch(cmd_, p.groupsX, p.groupsY, p.groupsZ);
+  Recorder& r = rec();
+  if (!beginSorted(r) || !prepareDispatch(r, c)) return;
+  fns_->t.vkCmdDispatch(r.cmd, p.groupsX, p.groupsY, p.groupsZ);
 }
 
 void VulkanDeviceImpl::execute(const cmd::CopyBuffer& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::CopyBuffer;
   vk::Buffer* source = lookup(buffers_, p.source, kType, "source", c);
   vk::Buffer* destination = lookup(buffers_, p.destination, kType, "destination", c);
@@ -738,29 +765,31 @@ void VulkanDeviceImpl::execute(const cmd::CopyBuffer& p, const PacketContext& c)
       p.destinationOffset < p.sourceOffset + p.size) {
     return reportPacket(kType, c, "source and destination ranges overlap");
   }
-  leaveRendering();
+  leaveRendering(r);
   if (source == destination) {
-    barriers_.use(*destination, kTransferSelf);
+    use(r, *destination, kTransferSelf);
   } else {
-    barriers_.use(*source, kTransferRead);
-    barriers_.use(*destination, kTransferWrite);
+    use(r, *source, kTransferRead);
+    use(r, *destination, kTransferWrite);
   }
-  ++writeEpoch_;
-  flushBarriers();
+  ++r.writeEpoch;
+  flushBarriers(r);
   const VkBufferCopy region{p.sourceOffset, p.destinationOffset, p.size};
-  fns_->t.vkCmdCopyBuffer(cmd_, source->get(), destination->get(), 1, &region);
+  fns_->t.vkCmdCopyBuffer(r.cmd, source->get(), destination->get(), 1, &region);
 }
 
 void VulkanDeviceImpl::execute(const cmd::UpdateBuffer& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   vk::Buffer* buffer = lookup(buffers_, p.buffer, CommandType::UpdateBuffer, "buffer", c);
   if (!buffer) return;
   if (c.aux.empty() || p.offset > buffer->desc.size || c.aux.size() > buffer->desc.size - p.offset) {
     return reportPacket(CommandType::UpdateBuffer, c, "no data, or the data passes the end of the buffer");
   }
-  leaveRendering();
-  if (auto r = uploadBuffer(*buffer, p.offset, c.aux); !r) {
-    reportPacket(CommandType::UpdateBuffer, c, r.error().message);
+  leaveRendering(r);
+  if (r.job) return recordJobUpload(r, *buffer, p.offset, c.aux, CommandType::UpdateBuffer, c);
+  if (auto uploaded = uploadBuffer(*buffer, p.offset, c.aux); !uploaded) {
+    reportPacket(CommandType::UpdateBuffer, c, uploaded.error().message);
   }
 }
 
@@ -771,7 +800,8 @@ bool rectInside(int32_t x, int32_t y, int64_t w, int64_t h, const TextureDesc& d
 }  // namespace
 
 void VulkanDeviceImpl::execute(const cmd::CopyTexture& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::CopyTexture;
   vk::Texture* source = lookup(textures_, p.source, kType, "source", c);
   vk::Texture* destination = lookup(textures_, p.destination, kType, "destination", c);
@@ -781,40 +811,41 @@ void VulkanDeviceImpl::execute(const cmd::CopyTexture& p, const PacketContext& c
       !rectInside(p.destinationX, p.destinationY, p.width, p.height, destination->desc)) {
     return reportPacket(kType, c, "empty, or the rectangle passes the edge of a texture");
   }
-  leaveRendering(source, destination);
+  leaveRendering(r, source, destination);
   VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   VkImageLayout destinationLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
   if (source == destination) {
-    barriers_.use(*destination, kTransferSelf);  // one image, both ends: GENERAL
+    use(r, *destination, kTransferSelf);  // one image, both ends: GENERAL
     sourceLayout = destinationLayout = VK_IMAGE_LAYOUT_GENERAL;
   } else {
-    barriers_.use(*source, kTransferRead);
+    use(r, *source, kTransferRead);
     const bool whole = p.width == destination->desc.width && p.height == destination->desc.height &&
                        destination->mipLevels == 1;
-    barriers_.use(*destination, kTransferWrite, whole);
+    use(r, *destination, kTransferWrite, whole);
   }
-  ++writeEpoch_;
-  flushBarriers();
+  ++r.writeEpoch;
+  flushBarriers(r);
   VkImageCopy region{};
   region.srcSubresource = {source->aspect, 0, 0, 1};
   region.srcOffset = {p.sourceX, p.sourceY, 0};
   region.dstSubresource = {destination->aspect, 0, 0, 1};
   region.dstOffset = {p.destinationX, p.destinationY, 0};
   region.extent = {p.width, p.height, 1};
-  fns_->t.vkCmdCopyImage(cmd_, source->image.get(), sourceLayout, destination->image.get(), destinationLayout,
-                         1, &region);
+  fns_->t.vkCmdCopyImage(r.cmd, source->image.get(), sourceLayout, destination->image.get(),
+                         destinationLayout, 1, &region);
 }
 
 void VulkanDeviceImpl::execute(const cmd::BlitTexture& p, const PacketContext& c) {
-  if (!beginSorted()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::BlitTexture;
   vk::Texture* source = lookup(textures_, p.source, kType, "source", c);
   vk::Texture* destination = lookup(textures_, p.destination, kType, "destination", c);
   if (!source || !destination) return;
-  auto inside = [](const int32_t r[4], const TextureDesc& d) {
-    return r[0] >= 0 && r[1] >= 0 && r[2] >= 0 && r[3] >= 0 && r[0] <= int64_t{d.width} &&
-           r[2] <= int64_t{d.width} && r[1] <= int64_t{d.height} && r[3] <= int64_t{d.height} &&
-           r[0] != r[2] && r[1] != r[3];
+  auto inside = [](const int32_t q[4], const TextureDesc& d) {
+    return q[0] >= 0 && q[1] >= 0 && q[2] >= 0 && q[3] >= 0 && q[0] <= int64_t{d.width} &&
+           q[2] <= int64_t{d.width} && q[1] <= int64_t{d.height} && q[3] <= int64_t{d.height} &&
+           q[0] != q[2] && q[1] != q[3];
   };
   if (!inside(p.sourceRect, source->desc) || !inside(p.destinationRect, destination->desc)) {
     return reportPacket(kType, c, "a rectangle is empty or passes the edge of its texture");
@@ -830,18 +861,18 @@ void VulkanDeviceImpl::execute(const cmd::BlitTexture& p, const PacketContext& c
        !formatSupports(source->format, VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT))) {
     return reportPacket(kType, c, "the formats do not support this blit on this device");
   }
-  leaveRendering(source, destination);
+  leaveRendering(r, source, destination);
   VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   VkImageLayout destinationLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
   if (source == destination) {
-    barriers_.use(*destination, kTransferSelf);
+    use(r, *destination, kTransferSelf);
     sourceLayout = destinationLayout = VK_IMAGE_LAYOUT_GENERAL;
   } else {
-    barriers_.use(*source, kTransferRead);
-    barriers_.use(*destination, kTransferWrite);
+    use(r, *source, kTransferRead);
+    use(r, *destination, kTransferWrite);
   }
-  ++writeEpoch_;
-  flushBarriers();
+  ++r.writeEpoch;
+  flushBarriers(r);
   VkImageBlit blit{};
   blit.srcSubresource = {source->aspect, 0, 0, 1};
   blit.srcOffsets[0] = {p.sourceRect[0], p.sourceRect[1], 0};
@@ -849,28 +880,324 @@ void VulkanDeviceImpl::execute(const cmd::BlitTexture& p, const PacketContext& c
   blit.dstSubresource = {destination->aspect, 0, 0, 1};
   blit.dstOffsets[0] = {p.destinationRect[0], p.destinationRect[1], 0};
   blit.dstOffsets[1] = {p.destinationRect[2], p.destinationRect[3], 1};
-  fns_->t.vkCmdBlitImage(cmd_, source->image.get(), sourceLayout, destination->image.get(), destinationLayout,
-                         1, &blit, vk::toVkFilter(p.filter));
+  fns_->t.vkCmdBlitImage(r.cmd, source->image.get(), sourceLayout, destination->image.get(),
+                         destinationLayout, 1, &blit, vk::toVkFilter(p.filter));
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Debug labels (RenderDoc, validation messages)
 
 void VulkanDeviceImpl::execute(const cmd::DebugMarkerBegin& p, const PacketContext& c) {
-  if (!beginSorted() || !context_->debugUtils()) return;
+  Recorder& r = rec();
+  if (!beginSorted(r) || !context_->debugUtils()) return;
   const std::string label(reinterpret_cast<const char*>(c.aux.data()), c.aux.size());
   auto info = vk::make<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
   info.pLabelName = label.c_str();
   std::memcpy(info.color, p.color, sizeof info.color);
-  vkCmdBeginDebugUtilsLabelEXT(cmd_, &info);
-  ++debugLabels_;
+  vkCmdBeginDebugUtilsLabelEXT(r.cmd, &info);
+  ++r.debugLabels;
 }
 
 void VulkanDeviceImpl::execute(const cmd::DebugMarkerEnd&, const PacketContext& c) {
-  if (!beginSorted() || !context_->debugUtils()) return;
-  if (debugLabels_ == 0) return reportPacket(CommandType::DebugMarkerEnd, c, "no DebugMarkerBegin is open");
-  vkCmdEndDebugUtilsLabelEXT(cmd_);
-  --debugLabels_;
+  Recorder& r = rec();
+  if (!beginSorted(r) || !context_->debugUtils()) return;
+  if (r.debugLabels == 0) return reportPacket(CommandType::DebugMarkerEnd, c, "no DebugMarkerBegin is open");
+  vkCmdEndDebugUtilsLabelEXT(r.cmd);
+  --r.debugLabels;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Wide translation: jobs record contiguous ranges of the sorted frame into command buffers of their own,
+// on render workers, at the same time (Device's job interface; the renderer replays the state each job
+// starts from, see runtime/internal/reel/runtime/translation_jobs.h).
+//
+// Command buffers: primaries, one per job, submitted in job order in the frame's one submission, rather
+// than secondaries inheriting a render pass. A job, like the single-threaded walk, places a barrier inside
+// a pass by ending rendering and resuming it with LOAD; a secondary that inherits dynamic rendering can
+// neither end rendering nor record a barrier, so every such barrier would have to become a job boundary
+// that only the recording itself finds. At a boundary inside a pass the job before ends rendering (after
+// running the pass's clear if no draw did yet) and the next resumes with LOAD: one store and load of the
+// attachments per job, and the same pixels.
+//
+// Barriers: a resource's synchronization state (vk::SyncState) belongs to the frame's single order of
+// commands, which no job sees whole. So a job keeps its own view of each resource it touches (JobUse),
+// starting at its first use there: that use is assumed to be met by a barrier placed before the job, and
+// reads from before the job are assumed to be anything (ALL_COMMANDS as the source of later barriers in
+// the job). Barriers within the job follow from that view as in the single-threaded walk. When every job
+// has ended, endJobs walks the jobs in order with the true states: each job's first uses become barriers
+// at the end of the command buffer before it, then the job's view updates the true state. Extra barriers
+// are possible, missing ones are not; the images are those of one thread.
+
+namespace {
+constexpr VkPipelineStageFlags2 kUnknownReads = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+
+// The state just after `use`, had a barrier made it safe.
+vk::SyncState stateAfterFirst(const Use& use) {
+  vk::SyncState s;
+  if (use.write) {
+    s.writeStages = use.stages;
+    s.writeAccess = use.access & vk::kWriteAccess;
+  } else {
+    s.readStages = use.stages;
+    s.visibleStages = use.stages;
+    s.visibleAccess = use.access;
+  }
+  s.layout = use.layout;
+  s.written = true;  // unknown: reads then ask for visibility (an extra barrier at most)
+  return s;
+}
+
+uint32_t useHash(const void* resource, size_t mask) {
+  const auto bits = reinterpret_cast<uintptr_t>(resource);
+  return static_cast<uint32_t>(((bits >> 4) * 0x9E3779B97F4A7C15ull) >> 32) & static_cast<uint32_t>(mask);
+}
+}  // namespace
+
+VulkanDeviceImpl::JobUse* VulkanDeviceImpl::findUse(Recorder& r, const void* resource) {
+  if (r.useTable.empty()) return nullptr;
+  const size_t mask = r.useTable.size() - 1;
+  for (size_t i = useHash(resource, mask);; i = (i + 1) & mask) {
+    const uint32_t slot = r.useTable[i];
+    if (slot == 0) return nullptr;
+    if (r.uses[slot - 1].resource == resource) return &r.uses[slot - 1];
+  }
+}
+
+VulkanDeviceImpl::JobUse& VulkanDeviceImpl::addUse(Recorder& r, void* resource) {
+  if ((r.uses.size() + 1) * 2 > r.useTable.size()) {
+    // Grow at half full, and rebuild: entries are only ever added within a job.
+    r.useTable.assign(std::max<size_t>(64, r.useTable.size() * 2), 0);
+    const size_t mask = r.useTable.size() - 1;
+    for (size_t u = 0; u < r.uses.size(); ++u) {
+      size_t i = useHash(r.uses[u].resource, mask);
+      while (r.useTable[i] != 0) i = (i + 1) & mask;
+      r.useTable[i] = static_cast<uint32_t>(u + 1);
+    }
+  }
+  const size_t mask = r.useTable.size() - 1;
+  size_t i = useHash(resource, mask);
+  while (r.useTable[i] != 0) i = (i + 1) & mask;
+  r.uses.push_back(JobUse{});
+  r.uses.back().resource = resource;
+  r.useTable[i] = static_cast<uint32_t>(r.uses.size());
+  return r.uses.back();
+}
+
+void VulkanDeviceImpl::use(Recorder& r, vk::Buffer& buffer, const Use& u) {
+  if (!r.job) return r.barriers.use(buffer, u);
+  JobUse* known = findUse(r, &buffer);
+  if (!known) {
+    JobUse& added = addUse(r, &buffer);
+    added.first = u;
+    added.inherited = !u.write;
+    added.wrote = u.write;
+    added.state = stateAfterFirst(u);
+    return;
+  }
+  if (known->inherited) known->state.readStages |= kUnknownReads;
+  r.barriers.use(known->state, buffer.get(), u);
+  if (u.write) {
+    known->inherited = false;
+    known->wrote = true;
+  }
+  if (known->inherited) known->state.readStages &= ~kUnknownReads;
+}
+
+void VulkanDeviceImpl::use(Recorder& r, vk::Texture& texture, const Use& u, bool discard) {
+  if (!r.job) return r.barriers.use(texture, u, discard);
+  JobUse* known = findUse(r, &texture);
+  if (!known) {
+    JobUse& added = addUse(r, &texture);
+    added.image = true;
+    added.discard = discard;
+    added.first = u;
+    added.inherited = !u.write;
+    added.wrote = u.write;
+    added.state = stateAfterFirst(u);
+    return;
+  }
+  if (known->inherited) known->state.readStages |= kUnknownReads;
+  r.barriers.use(known->state, texture.image.get(), texture.aspect, u, discard);
+  if (u.write) {
+    known->inherited = false;
+    known->wrote = true;
+  }
+  if (known->inherited) known->state.readStages &= ~kUnknownReads;
+}
+
+bool VulkanDeviceImpl::settled(Recorder& r, vk::Buffer& buffer, const Use& u) {
+  if (!r.job) return vk::isSettled(buffer.sync, u, false);
+  const JobUse* known = findUse(r, &buffer);
+  if (!known) return false;  // first use in the job: it must go through use() to be placed
+  vk::SyncState s = known->state;
+  if (known->inherited) s.readStages |= kUnknownReads;
+  return vk::isSettled(s, u, false);
+}
+
+bool VulkanDeviceImpl::settled(Recorder& r, vk::Texture& texture, const Use& u) {
+  if (!r.job) return vk::isSettled(texture.sync, u, true);
+  const JobUse* known = findUse(r, &texture);
+  if (!known) return false;
+  vk::SyncState s = known->state;
+  if (known->inherited) s.readStages |= kUnknownReads;
+  return vk::isSettled(s, u, true);
+}
+
+void VulkanDeviceImpl::recordJobUpload(Recorder& r, vk::Buffer& buffer, uint64_t offset,
+                                       std::span<const std::byte> data, CommandType command,
+                                       const PacketContext& context) {
+  use(r, buffer, kTransferWrite);
+  ++r.writeEpoch;
+  // As uploadBuffer: small aligned updates travel in the command buffer itself.
+  if (data.size() <= 65536 && data.size() % 4 == 0 && offset % 4 == 0) {
+    flushBarriers(r);
+    fns_->t.vkCmdUpdateBuffer(r.cmd, buffer.get(), offset, data.size(), data.data());
+    return;
+  }
+  vk::LinearArena::Slice slice;
+  {
+    std::lock_guard lock(uploadMutex_);  // the frame context's one upload arena
+    auto allocated = ctx_->upload.allocate(data.size(), 16);
+    if (!allocated) return reportPacket(command, context, allocated.error().message);
+    slice = *allocated;
+    std::memcpy(slice.data, data.data(), data.size());
+    allocator_->flush(*slice.memory, slice.offset, data.size());
+  }
+  flushBarriers(r);
+  const VkBufferCopy region{slice.offset, offset, data.size()};
+  fns_->t.vkCmdCopyBuffer(r.cmd, slice.buffer, buffer.get(), 1, &region);
+}
+
+uint32_t VulkanDeviceImpl::jobCapacity() const {
+  return kMaxRenderWorkers;
+}
+
+void VulkanDeviceImpl::beginJobs(uint32_t count) {
+  REEL_ASSERT(count >= 1 && count <= kMaxRenderWorkers, "beginJobs: 1..kMaxRenderWorkers jobs");
+  REEL_ASSERT(!main_.pass.rendering, "beginJobs inside rendering: requests never begin a pass");
+  jobCount_ = ctx_ && !lost_ ? count : 0;
+  while (jobs_.size() < jobCount_) jobs_.push_back(std::make_unique<Recorder>());
+  if (jobCount_ == 0) return;
+  // Pools are made here, on the render thread; each job then uses its own alone.
+  if (auto made = ctx_->prepareJobPools(jobCount_); !made) {
+    reportError("frame " + std::to_string(frame_) + ": " + made.error().message);
+    jobCount_ = 0;
+  }
+}
+
+void VulkanDeviceImpl::beginJob(uint32_t job) {
+  REEL_ASSERT(job < jobs_.size(), "beginJob: a job beginJobs did not announce");
+  Recorder& r = *jobs_[job];
+  r.job = true;
+  r.replaying = true;
+  r.stats = &r.jobStats;
+  r.jobStats = VulkanDeviceStats{};
+  r.uses.clear();
+  std::fill(r.useTable.begin(), r.useTable.end(), 0u);
+  r.writeEpoch = 1;
+  r.checkedEpoch[0] = r.checkedEpoch[1] = 0;
+  r.cmd = VK_NULL_HANDLE;
+  resetBindings(r);
+  r.recorded = Recorded{};
+  if (job >= jobCount_) return;  // no frame open or the pools failed (reported): the job skips its packets
+  auto cmd = ctx_->beginJobCommandBuffer(job);
+  if (!cmd) {
+    reportError("frame " + std::to_string(frame_) + ": job " + std::to_string(job) + ": " +
+                cmd.error().message);
+    return;
+  }
+  r.cmd = *cmd;
+  invalidateRecorded(r);
+}
+
+void VulkanDeviceImpl::startJobRange() {
+  Recorder& r = rec();
+  r.replaying = false;
+  r.jobStats = VulkanDeviceStats{};  // the replayed state is counted by the job it belongs to
+}
+
+void VulkanDeviceImpl::endJob(uint32_t job) {
+  Recorder& r = *jobs_[job];
+  if (r.cmd == VK_NULL_HANDLE) return;
+  if (r.pass.open) {
+    // The next job resumes this pass (its replayed BeginRenderPass says begun): the clear runs here if no
+    // draw ran it yet, as the pass's end would.
+    const bool clears =
+        r.pass.colorLoad == LoadOp::Clear || (r.pass.depth && r.pass.depthLoad == LoadOp::Clear);
+    if (!r.pass.begun && clears) ensureRendering(r);
+    if (r.pass.rendering) fns_->t.vkCmdEndRendering(r.cmd);
+    r.pass.rendering = false;
+  }
+  closeDebugLabels(r);  // the next job reopens the labels it starts in (replayed)
+  flushBarriers(r);
+}
+
+void VulkanDeviceImpl::endJobs() {
+  if (jobCount_ == 0) return;
+  // The render thread's command buffer so far (the frame's requests) ends the frame's first part; the
+  // timer's first timestamp is in it and its last goes in the command buffer opened after the jobs.
+  VkCommandBuffer before = cmd_;
+  bool failed = false;
+  auto close = [&](VkCommandBuffer cmd) {
+    if (VkResult result = fns_->t.vkEndCommandBuffer(cmd); result != VK_SUCCESS) {
+      handleVkFailure("vkEndCommandBuffer", result);
+      failed = true;
+    }
+    pendingCommandBuffers_.push_back(cmd);
+  };
+  for (uint32_t j = 0; j < jobCount_; ++j) {
+    Recorder& job = *jobs_[j];
+    if (job.cmd == VK_NULL_HANDLE) continue;  // reported at beginJob
+    for (const JobUse& u : job.uses) {
+      if (u.image) {
+        barriers_.use(*static_cast<vk::Texture*>(u.resource), u.first, u.discard);
+      } else {
+        barriers_.use(*static_cast<vk::Buffer*>(u.resource), u.first);
+      }
+    }
+    barriers_.record(*fns_, before);
+    close(before);
+    for (const JobUse& u : job.uses) {
+      vk::SyncState& truth =
+          u.image ? static_cast<vk::Texture*>(u.resource)->sync : static_cast<vk::Buffer*>(u.resource)->sync;
+      if (u.wrote) {
+        truth = u.state;  // everything since the job's last write is the job's own
+      } else {
+        // Reads only: the first one's barrier is in place (truth is after it); the rest added reads.
+        truth.readStages |= u.state.readStages;
+        truth.visibleStages |= u.state.visibleStages;
+        truth.visibleAccess |= u.state.visibleAccess;
+        truth.layout = u.state.layout;
+      }
+    }
+    before = job.cmd;
+    job.cmd = VK_NULL_HANDLE;
+    const VulkanDeviceStats& js = job.jobStats;
+    stats_.packets += js.packets;
+    stats_.draws += js.draws;
+    stats_.dispatches += js.dispatches;
+    stats_.pipelineBinds += js.pipelineBinds;
+    stats_.descriptorPushes += js.descriptorPushes;
+    stats_.vertexBufferBinds += js.vertexBufferBinds;
+    stats_.indexBufferBinds += js.indexBufferBinds;
+    stats_.pushConstantCalls += js.pushConstantCalls;
+    stats_.redundantBindsSkipped += js.redundantBindsSkipped;
+    stats_.renderPasses += js.renderPasses;
+    stats_.renderPassSuspensions += js.renderPassSuspensions;
+  }
+  close(before);
+  jobCount_ = 0;
+  // The rest of the frame (destroys, readbacks, presentation) records into a new command buffer.
+  cmd_ = VK_NULL_HANDLE;
+  auto cmd = ctx_->beginCommandBuffer();
+  if (!cmd || failed) {
+    if (!cmd) reportError("frame " + std::to_string(frame_) + ": " + cmd.error().message);
+    pendingCommandBuffers_.clear();  // nothing of this frame is submitted
+    return;
+  }
+  cmd_ = *cmd;
+  resetBindings(main_);
+  invalidateRecorded(main_);
 }
 
 }  // namespace reel

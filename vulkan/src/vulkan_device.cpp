@@ -16,7 +16,9 @@ bool envFlag(const char* name) {
 }
 }  // namespace
 
-VulkanDeviceImpl::VulkanDeviceImpl(const VulkanDeviceOptions& options) : options_(options) {}
+VulkanDeviceImpl::VulkanDeviceImpl(const VulkanDeviceOptions& options) : options_(options) {
+  main_.stats = &stats_;
+}
 
 Result<std::unique_ptr<VulkanDeviceImpl>> VulkanDeviceImpl::create(const VulkanDeviceOptions& options) {
   if (options.framesInFlight < 1 || options.framesInFlight > kMaxFramesInFlight) {
@@ -141,7 +143,7 @@ Result<void> VulkanDeviceImpl::beginCommandBuffer() {
   if (!cmd) return cmd.error();
   cmd_ = *cmd;
   ctx_->gpuTimer.beginCommandBuffer(cmd_);
-  invalidateRecorded();
+  invalidateRecorded(main_);
   return {};
 }
 
@@ -153,8 +155,13 @@ Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags
     return vk::vkError("vkEndCommandBuffer", r);
   }
   const uint64_t serial = lastSerial_ + 1;
-  auto commands = vk::make<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-  commands.commandBuffer = cmd;
+  // A wide frame's earlier command buffers (requests, then each job's) go first, in order.
+  std::vector<VkCommandBufferSubmitInfo> commands(pendingCommandBuffers_.size() + 1);
+  for (size_t i = 0; i < commands.size(); ++i) {
+    commands[i] = vk::make<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    commands[i].commandBuffer = i < pendingCommandBuffers_.size() ? pendingCommandBuffers_[i] : cmd;
+  }
+  pendingCommandBuffers_.clear();
   VkSemaphoreSubmitInfo signals[2] = {
       vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO),
       vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO)};
@@ -169,8 +176,8 @@ Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags
   auto info = vk::make<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
   info.waitSemaphoreInfoCount = wait ? 1 : 0;
   info.pWaitSemaphoreInfos = &waitInfo;
-  info.commandBufferInfoCount = 1;
-  info.pCommandBufferInfos = &commands;
+  info.commandBufferInfoCount = static_cast<uint32_t>(commands.size());
+  info.pCommandBufferInfos = commands.data();
   info.signalSemaphoreInfoCount = signal ? 2 : 1;
   info.pSignalSemaphoreInfos = signals;
   if (VkResult r = fns_->t.vkQueueSubmit2(context_->queue(), 1, &info, VK_NULL_HANDLE); r != VK_SUCCESS) {
@@ -199,7 +206,7 @@ Result<void> VulkanDeviceImpl::waitSerial(uint64_t serial) {
 
 Result<void> VulkanDeviceImpl::flushMidFrame() {
   if (pass_.rendering) suspendRendering();
-  closeDebugLabels();  // labels do not span command buffers
+  closeDebugLabels(main_);  // labels do not span command buffers
   auto serial = submit();
   if (!serial) return serial.error();
   ctx_->serial = *serial;
@@ -262,15 +269,15 @@ void VulkanDeviceImpl::beginFrame(uint64_t frame) {
     ctx_ = nullptr;
     return;
   }
-  resetBindings();
+  resetBindings(main_);
 }
 
 void VulkanDeviceImpl::endFrame(uint64_t frame) {
   if (frameRecording()) {
     // A frame may end inside a render pass when the renderer stops after N packets (replay --stop-at):
     // the pass is closed, its clear still runs.
-    if (pass_.open) endPass();
-    closeDebugLabels();
+    if (pass_.open) endPass(main_);
+    closeDebugLabels(main_);
     serviceReadbacks(frame);
     const std::optional<uint32_t> image = recordPresent();
     VkSemaphore wait = image ? ctx_->acquired.get() : VK_NULL_HANDLE;
@@ -295,8 +302,10 @@ void VulkanDeviceImpl::endFrame(uint64_t frame) {
   ctx_ = nullptr;
   ++stats_.frames;
   stats_.barriers = barriers_.recorded();
+  for (const auto& job : jobs_) stats_.barriers += job->barriers.recorded();
   stats_.pipelinesCreated = pipelines_->created();
   stats_.pipelinesShared = pipelines_->shared();
+  stats_.pipelineCacheBytesLoaded = pipelines_->cacheBytesLoaded();
   if (swapchain_) stats_.swapchainRecreations = swapchain_->recreations();
   {
     std::lock_guard lock(sharedMutex_);

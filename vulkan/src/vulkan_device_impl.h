@@ -109,6 +109,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   VkSampler nativeSampler(SamplerHandle handle);
 
  private:
+  struct Recorder;  // one thread's translation state (below)
   explicit VulkanDeviceImpl(const VulkanDeviceOptions& options);
   Result<void> init();
   static void onValidationMessage(void* self, std::string message);
@@ -145,25 +146,28 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void nameObject(VkObjectType type, uint64_t handle, const char* kind, uint32_t index);
 
   // ---- translation (translate.cpp) ----
-  bool beginSorted();  // false: skip the packet (no frame open, device lost)
+  bool beginSorted(Recorder& r);  // false: skip the packet (no frame open, device lost)
   template <ResourceKind K, typename T>
   T* lookup(vk::ResourceTableOf<K, T>& table, Handle<K> handle, CommandType command, const char* field,
             const PacketContext& context);
   void reportPacket(CommandType command, const PacketContext& context, const std::string& message);
-  bool prepareDraw(CommandType command, const PacketContext& context);
-  bool prepareDispatch(const PacketContext& context);
-  bool settleBound(bool graphics, CommandType command, const PacketContext& context);
-  bool ensureRendering();
-  void suspendRendering();
+  bool prepareDraw(Recorder& r, CommandType command, const PacketContext& context);
+  bool prepareDispatch(Recorder& r, const PacketContext& context);
+  bool settleBound(Recorder& r, bool graphics, CommandType command, const PacketContext& context);
+  bool ensureRendering(Recorder& r);
+  void suspendRendering(Recorder& r);
   // Before a command that must run outside rendering: ends rendering, and first runs a pending pass's
   // clear when the command touches one of its attachments.
-  void leaveRendering(const vk::Texture* touched1 = nullptr, const vk::Texture* touched2 = nullptr);
-  void endPass();
-  void resetBindings();       // a new frame: nothing bound
-  void invalidateRecorded();  // a new command buffer: nothing recorded, re-apply what is bound
-  void flushBarriers();
-  void pushDescriptors(VkPipelineBindPoint point, uint32_t bits);
-  void closeDebugLabels();
+  void leaveRendering(Recorder& r, const vk::Texture* touched1 = nullptr, const vk::Texture* touched2 = nullptr);
+  void endPass(Recorder& r);
+  void resetBindings(Recorder& r);       // a new frame or job: nothing bound
+  void invalidateRecorded(Recorder& r);  // a new command buffer: nothing recorded, re-apply what is bound
+  void flushBarriers(Recorder& r);
+  void pushDescriptors(Recorder& r, VkPipelineBindPoint point, uint32_t bits);
+  void closeDebugLabels(Recorder& r);
+  // The render thread's recorder (resources.cpp, readback.cpp, vulkan_device.cpp).
+  void suspendRendering() { suspendRendering(main_); }
+  void flushBarriers() { flushBarriers(main_); }
 
   // ---- readback (readback.cpp) ----
   void serviceReadbacks(uint64_t frame);
@@ -206,13 +210,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   vk::ResourceTableOf<ResourceKind::RenderTarget, vk::RenderTarget> targets_;
   uint64_t shaderSerial_ = 0;
 
-  // ---- the frame being recorded (render thread) ----
-  uint64_t frame_ = 0;
-  vk::FrameContext* ctx_ = nullptr;
-  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
-  vk::BarrierBatch barriers_;
-  uint64_t writeEpoch_ = 1;  // bumped whenever a resource is written: bound resources need a new check
-
+  // ---- translation state: one Recorder per thread that translates (the render thread's, each job's) ----
   struct Pass {
     bool open = false;       // between BeginRenderPass and EndRenderPass
     bool rendering = false;  // inside vkCmdBeginRendering
@@ -226,10 +224,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
     VkClearColorValue clearColor{};
     float clearDepth = 1.0f;
     uint32_t clearStencil = 0;
-    uint64_t serial = 0;  // which pass this is, for the pipeline-format check
-  } pass_;
-  uint64_t passSerial_ = 0;
-
+  };
   // What the app has bound (desired) and what the command buffer last recorded (the MRU caches).
   struct Bound {
     vk::Pipeline* graphics = nullptr;
@@ -252,7 +247,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
     VkRect2D scissor{};
     std::byte push[vk::binding::kPushConstantBytes] = {};
     uint32_t pushBytes = 0;  // high-water mark of bytes pushed this frame
-  } bound_;
+  };
   struct Recorded {
     VkPipeline graphics = VK_NULL_HANDLE;
     VkPipeline compute = VK_NULL_HANDLE;
@@ -264,7 +259,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
     bool viewportSet = false, scissorSet = false;
     VkViewport viewport{};
     VkRect2D scissor{};
-  } recorded_;
+  };
   enum DirtyBits : uint32_t {
     kDirtyGraphicsPipeline = 1u << 0,
     kDirtyComputePipeline = 1u << 1,
@@ -275,11 +270,72 @@ class VulkanDeviceImpl final : public VulkanDevice {
     kCheckGraphics = 1u << 6,  // bound resources changed: settle them before the next draw
     kCheckCompute = 1u << 7,
   };
-  uint32_t dirty_ = 0;
-  uint32_t descriptorDirty_[2] = {};  // per bind point (graphics, compute): bindings to push
-  uint64_t checkedEpoch_[2] = {};     // writeEpoch_ at the last check of each bind point's resources
-  uint32_t graphicsSettled_ = 0;      // vk::Pipeline::settles of the last graphics check (settleBound)
-  uint32_t debugLabels_ = 0;          // open DebugMarkerBegin labels in this command buffer
+  // A translation job's view of one resource's synchronization (translate.cpp, "Wide translation").
+  struct JobUse {
+    void* resource = nullptr;  // vk::Buffer or vk::Texture
+    bool image = false;
+    bool discard = false;    // the first use may drop the old contents
+    bool inherited = true;   // no write in the job yet: reads from before the job are unknown
+    bool wrote = false;      // the job wrote it: its state at the job's end is known whole
+    vk::Use first;           // the first use in the job: its barrier is placed before the job
+    vk::SyncState state;     // as the job leaves it
+  };
+  struct Recorder {
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    vk::BarrierBatch barriers;
+    uint64_t writeEpoch = 1;  // bumped whenever a resource is written: bound resources need a new check
+    Pass pass;
+    Bound bound;
+    Recorded recorded;
+    uint32_t dirty = 0;
+    uint32_t descriptorDirty[2] = {};  // per bind point (graphics, compute): bindings to push
+    uint64_t checkedEpoch[2] = {};     // writeEpoch at the last check of each bind point's resources
+    uint32_t graphicsSettled = 0;      // vk::Pipeline::settles of the last graphics check (settleBound)
+    bool formatChecked = false;        // the bound graphics pipeline's formats match the open pass
+    uint32_t debugLabels = 0;          // open DebugMarkerBegin labels in this command buffer
+    VulkanDeviceStats* stats = nullptr;
+    // Jobs only.
+    bool job = false;
+    bool replaying = false;  // applying the state in force at the job's start: nothing is reported
+    VulkanDeviceStats jobStats;
+    std::vector<JobUse> uses;         // in first-use order
+    std::vector<uint32_t> useTable;   // open addressing: index + 1 into uses, 0 empty
+  };
+  Recorder& rec() {
+    const uint32_t job = currentJob();
+    return job == kNoJob ? main_ : *jobs_[job];
+  }
+  // Barriers and their state, through the recorder: a job keeps its own view (JobUse).
+  void use(Recorder& r, vk::Buffer& buffer, const vk::Use& use);
+  void use(Recorder& r, vk::Texture& texture, const vk::Use& use, bool discard = false);
+  bool settled(Recorder& r, vk::Buffer& buffer, const vk::Use& use);
+  bool settled(Recorder& r, vk::Texture& texture, const vk::Use& use);
+  JobUse* findUse(Recorder& r, const void* resource);
+  JobUse& addUse(Recorder& r, void* resource);
+  void recordJobUpload(Recorder& r, vk::Buffer& buffer, uint64_t offset, std::span<const std::byte> data,
+                       CommandType command, const PacketContext& context);
+  // Wide translation (Device's job interface).
+  uint32_t jobCapacity() const override;
+  void beginJobs(uint32_t count) override;
+  void beginJob(uint32_t job) override;
+  void startJobRange() override;
+  void endJob(uint32_t job) override;
+  void endJobs() override;
+
+  // ---- the frame being recorded (render thread) ----
+  uint64_t frame_ = 0;
+  vk::FrameContext* ctx_ = nullptr;
+  Recorder main_;
+  // The render thread's recorder under the names resources.cpp and readback.cpp record with: requests,
+  // readbacks and presentation always run on the render thread, outside jobs.
+  VkCommandBuffer& cmd_ = main_.cmd;
+  vk::BarrierBatch& barriers_ = main_.barriers;
+  uint64_t& writeEpoch_ = main_.writeEpoch;
+  Pass& pass_ = main_.pass;
+  std::vector<std::unique_ptr<Recorder>> jobs_;  // [0, jobCount_) in use this frame
+  uint32_t jobCount_ = 0;
+  std::vector<VkCommandBuffer> pendingCommandBuffers_;  // ended, submitted before cmd_ (wide frames)
+  std::mutex uploadMutex_;                              // jobs share the frame context's upload arena
 
   // ---- shared with other threads ----
   mutable std::mutex sharedMutex_;
@@ -293,7 +349,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   std::vector<std::pair<uint64_t, TextureHandle>> framePresentSources_;  // (frame, texture), kick order
   VulkanDeviceStats statsSnapshot_;
 
-  VulkanDeviceStats stats_;  // render thread
+  VulkanDeviceStats stats_;  // render thread (jobs count into their own, added at endJobs)
   std::function<void(const VulkanGpuTiming&)> gpuTimingCallback_;
   bool gpuTimestamps_ = false;
 };

@@ -82,6 +82,23 @@ class Device {
     (void)frame;
   }
 
+  // ---- Wide translation (optional) ----
+  // A device that can record several contiguous ranges of one frame's sorted packets at once, each on
+  // its own thread into its own command list, says how many ranges it takes (jobCapacity() > 1). The
+  // default, 1, keeps every frame on the render thread (NullDevice). Per wide frame the renderer calls:
+  //   beginJobs(count)   render thread, after the frame's observers
+  //   for each job j, on one thread per job, the jobs at the same time:
+  //     enterJob(j); the state packets in force at the job's start, in sort order (the device applies
+  //     them and neither reports nor counts anything); startJobRange(); the job's own packets; leaveJob()
+  //   endJobs()          render thread, once every job has left: joins the jobs' work in job order
+  // Between enterJob and leaveJob the job's thread may call execute() (dispatchPacket) on the device.
+  virtual uint32_t jobCapacity() const { return 1; }
+  virtual void beginJobs(uint32_t count) { (void)count; }
+  void enterJob(uint32_t job);
+  virtual void startJobRange() {}
+  void leaveJob();
+  virtual void endJobs() {}
+
   // Problems found while translating (a stale handle in a packet, a failed allocation): reported, and the
   // command skipped, never a crash. Any thread may collect them.
   std::vector<std::string> takeErrors();
@@ -103,6 +120,12 @@ class Device {
 
  protected:
   void reportError(std::string message);
+  // The job the calling thread is in on this device (enterJob), or kNoJob.
+  static constexpr uint32_t kNoJob = UINT32_MAX;
+  uint32_t currentJob() const;
+  // enterJob / leaveJob's device side, on the job's thread.
+  virtual void beginJob(uint32_t job) { (void)job; }
+  virtual void endJob(uint32_t job) { (void)job; }
 
  private:
   std::atomic<std::thread::id> owner_{};

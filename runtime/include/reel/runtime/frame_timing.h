@@ -16,12 +16,15 @@ enum class FramePhase : uint8_t {
   Merge,      // gathering every bucket's keys
   Sort,       // the radix sort, material binders' passes, the order hash
   Observers,  // onFrameStart and onFrame of every observer
-  Translate,  // the sorted packets through the device
+  Sweep,      // wide frames: the serial sweep that fixes the state in force at each job's start
+  Translate,  // the sorted packets through the device (wide frames: the render thread's own job)
+  Wait,       // wide frames: waiting for the slowest other job, then joining the jobs' work
   Submit,     // destroy requests and Device::endFrame (closing and submitting the frame's work)
   Count
 };
 inline constexpr size_t kFramePhaseCount = static_cast<size_t>(FramePhase::Count);
-const char* framePhaseName(FramePhase phase);  // "begin", "requests", ...
+inline constexpr uint32_t kMaxRenderWorkers = 64;  // RendererConfig::workers is clamped to it
+const char* framePhaseName(FramePhase phase);      // "begin", "requests", ...
 
 struct FrameTiming {
   uint64_t frame = 0;
@@ -31,6 +34,11 @@ struct FrameTiming {
   // Begin, say).
   std::array<std::chrono::nanoseconds, kFramePhaseCount> wall{};
   std::array<std::chrono::nanoseconds, kFramePhaseCount> cpu{};
+  // Wide frames: how many jobs translated the frame (1: the render thread alone) and the wall time of
+  // each job, job 0 being the render thread's own (inside Translate); the others ran on render workers
+  // while the render thread was in Translate and Wait.
+  uint32_t jobs = 1;
+  std::array<std::chrono::nanoseconds, kMaxRenderWorkers> jobWall{};
 
   std::chrono::nanoseconds wallOf(FramePhase phase) const { return wall[static_cast<size_t>(phase)]; }
   std::chrono::nanoseconds cpuOf(FramePhase phase) const { return cpu[static_cast<size_t>(phase)]; }

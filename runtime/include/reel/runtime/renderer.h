@@ -38,6 +38,7 @@
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/device.h"
 #include "reel/runtime/frame.h"
+#include "reel/runtime/frame_timing.h"
 #include "reel/runtime/resource_context.h"
 
 namespace reel {
@@ -46,6 +47,11 @@ struct RendererConfig {
   uint32_t framesInFlight = 2;  // 1..kMaxFramesInFlight: frames kicked but not yet processed
   uint64_t firstFrameNumber =
       0;  // the number of the first frame kicked (a replay continues a trace's numbering)
+  // Threads that translate a large frame (the render thread and workers - 1 render workers), when the
+  // device records in parallel (Device::jobCapacity). 0: REEL_RENDER_WORKERS when set, else the
+  // hardware's threads. A frame of fewer than 2 x kMinJobKeys keys, or one kicked with stopAfterPackets,
+  // stays on the render thread. The images never depend on it.
+  uint32_t workers = 0;
 };
 
 // Per-frame choices made at kick().
@@ -101,8 +107,11 @@ class ObserverRegistration {
 };
 
 namespace detail {
-struct LeasePool;  // renderer.cpp: the frame records that FrameLeases hold
+struct LeasePool;   // renderer.cpp: the frame records that FrameLeases hold
+class PhaseClock;  // renderer.cpp: times the render thread's phases
 }
+class WorkerPool;  // worker_pool.h: the render workers
+class JobPlanner;  // translation_jobs.h: job ranges and the state each starts from
 
 class Renderer {
  public:
@@ -157,6 +166,8 @@ class Renderer {
   // The number the next kick() gives the frame being recorded now (0 first).
   uint64_t recordingFrame() const { return nextFrame_; }
   uint32_t framesInFlight() const { return config_.framesInFlight; }
+  // Threads that may translate one frame (RendererConfig::workers, resolved).
+  uint32_t workers() const { return workers_; }
   RendererStats stats() const;
 
  private:
@@ -190,7 +201,10 @@ class Renderer {
   void waitForObserverLeases();
   void renderLoop();
   uint64_t processFrame(PendingFrame& frame);  // returns the packets translated
-  uint64_t translate(const FrameView& view, uint64_t stopAfterPackets);
+  // Translates the sorted keys [first, end) on the calling thread, at most stopAfterPackets packets.
+  uint64_t translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets);
+  // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.
+  uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing);
 
   Device& device_;
   RendererConfig config_;
@@ -220,6 +234,11 @@ class Renderer {
   std::vector<SortEntry> sortScratch_;
   std::vector<uint32_t> deferredDestroys_;
   LiveResources live_;
+  uint32_t workers_ = 1;
+  size_t minJobKeys_ = 0;  // translation_jobs.h: kMinJobKeys unless REEL_RENDER_JOB_KEYS says otherwise
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<JobPlanner> planner_;
+  std::vector<uint8_t> computePipelines_;  // per pipeline handle slot: binds to the compute bind point
 
   std::thread thread_;  // last: starts after everything above exists
 };
