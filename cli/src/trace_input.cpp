@@ -4,9 +4,18 @@
 
 namespace reel::cli {
 
+void requireReadableFrames(const trace::TraceReader& reader) {
+  if (reader.frameCount() > 0 || reader.complete()) return;
+  throw BadInput(reader.name() + ": no frame can be read (" +
+                 (reader.chunks().empty() ? "the file ends before its first whole chunk"
+                                          : "no chunk holds a readable frame") +
+                 ")");
+}
+
 std::pair<size_t, size_t> frameRange(const trace::TraceReader& reader, const std::string& text) {
   if (reader.frameCount() == 0) throw BadInput(reader.name() + ": the trace holds no frames");
-  const uint64_t firstNumber = reader.frameNumber(0), lastNumber = reader.frameNumber(reader.frameCount() - 1);
+  const uint64_t firstNumber = reader.frameNumber(0),
+                 lastNumber = reader.frameNumber(reader.frameCount() - 1);
   uint64_t a = firstNumber, b = lastNumber;
   if (!text.empty()) {
     const size_t dash = text.find('-');

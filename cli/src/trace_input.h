@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "subcommand.h"
 #include "reel/trace/reader.h"
+#include "subcommand.h"
 
 namespace reel::cli {
 
@@ -17,9 +17,14 @@ inline trace::TraceReader openTrace(const std::string& path) {
   if (std::filesystem::is_directory(path, ec)) throw BadInput(path + ": is a directory, not a trace");
   auto reader = trace::TraceReader::open(path);
   if (!reader) throw BadInput(reader.error().message);
-  for (const std::string& warning : reader->warnings()) std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  for (const std::string& warning : reader->warnings())
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
   return std::move(reader.value());
 }
+
+// A trace that holds no frame and did not end (cut short before its first whole chunk, or every chunk
+// corrupt) has nothing to show: BadInput naming the file. A trace that ended with no frame is sound.
+void requireReadableFrames(const trace::TraceReader& reader);
 
 // "A-B", "A" or "A-" (to the last frame) over the trace's frame numbers; throws BadInput when the range
 // is malformed or outside the trace. Returns frame indices [first, last].

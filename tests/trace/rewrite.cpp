@@ -139,6 +139,11 @@ Result<void> rewriteTrace(const std::string& in, const std::string& out, const T
         break;
       case trace::MessageKind::Resources:
         ok = renumber.resources(*static_cast<fb::Resources*>(message->mutable_body()));
+        if (ok && edit.unknownResourceCommand) {
+          if (auto* live = static_cast<fb::Resources*>(message->mutable_body())->mutable_resources()) {
+            for (uint32_t i = 0; i < live->size(); ++i) live->GetMutableObject(i)->mutate_create_type(0xFFFF);
+          }
+        }
         break;
       default:
         break;

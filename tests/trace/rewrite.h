@@ -6,6 +6,8 @@
 //  - renumbered: the commands listed in another order. The header's table is reordered and every id in
 //    the trace (each body's type, each request's, each live resource's create) follows.
 //  - a changed layout: one command's layout hash in the header differs, as after a field change.
+//  - unreadable resources: the live resources at the capture start name a create command id outside the
+//    command table, so that reading them fails while every frame still reads.
 //  - a newer minor version: the header's format minor changed, and after each frame a message of a kind
 //    this reader does not know, as a newer writer of the same major version may add.
 
@@ -28,6 +30,8 @@ struct TraceEdit {
   std::optional<uint16_t> formatMinor = {};
   // A message kind (a Body type past trace.fbs's) to add after each frame; 0: none.
   uint8_t unknownKind = 0;
+  // Every live resource whose create id is not 0 (FlatBuffers leaves 0 out) gets id 0xFFFF.
+  bool unknownResourceCommand = false;
 };
 
 // Ids 1 .. count - 1 each one place on (the last becomes 1): every command but the first moves. Id 0

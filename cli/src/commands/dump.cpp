@@ -28,6 +28,7 @@ class DumpCommand final : public Subcommand {
 
   int run() override {
     trace::TraceReader reader = openTrace(path_);
+    requireReadableFrames(reader);
     const trace::TraceHeader& h = reader.header();
     if (!type_.empty()) {
       bool known = false;

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "../progress.h"
 #include "../trace_input.h"
@@ -26,6 +27,7 @@ class InfoCommand final : public Subcommand {
 
   int run() override {
     trace::TraceReader reader = openTrace(path_);
+    requireReadableFrames(reader);
     const trace::TraceHeader& h = reader.header();
     std::map<std::string, uint64_t> perType;
     uint64_t packets = 0, payloadBytes = 0, frameErrors = 0;
@@ -53,9 +55,15 @@ class InfoCommand final : public Subcommand {
       }
     }
     progress.finish();
-    uint64_t resources = 0;
+    // Unreadable resources are not "0 resources": the trace cannot be replayed as it stands.
+    std::optional<uint64_t> resources;
+    std::string resourcesError;
     if (auto records = reader.readResources()) {
-      for (const auto& r : *records) resources += r.resources.size();
+      resources = 0;
+      for (const auto& r : *records) *resources += r.resources.size();
+    } else {
+      resourcesError = records.error().message;
+      std::fprintf(stderr, "warning: %s\n", resourcesError.c_str());
     }
     uint64_t raw = 0, compressed = 0;
     for (const trace::ChunkInfo& c : reader.chunks()) {
@@ -79,7 +87,12 @@ class InfoCommand final : public Subcommand {
       o.add("frames", uint64_t{reader.frameCount()})
           .add("first_frame", firstNumber)
           .add("last_frame", lastNumber);
-      o.add("resources_at_start", resources).add("packets", packets);
+      if (resources) {
+        o.add("resources_at_start", *resources);
+      } else {
+        o.raw("resources_at_start", "null").add("resources_error", resourcesError);
+      }
+      o.add("packets", packets);
       JsonObject types;
       for (const auto& [type, count] : perType) types.add(type, count);
       o.raw("packets_per_type", types.str());
@@ -103,7 +116,11 @@ class InfoCommand final : public Subcommand {
                   h.device.driver.c_str(), h.device.apiVersion.c_str());
       std::printf("captured   %s\n", when);
       std::printf("frames     %zu (%" PRIu64 "-%" PRIu64 ")\n", reader.frameCount(), firstNumber, lastNumber);
-      std::printf("resources  %" PRIu64 " alive at the first frame\n", resources);
+      if (resources) {
+        std::printf("resources  %" PRIu64 " alive at the first frame\n", *resources);
+      } else {
+        std::printf("resources  unreadable (%s)\n", resourcesError.c_str());
+      }
       std::printf("packets    %" PRIu64 " (%" PRIu64 " bytes of keys, payloads and aux data)\n", packets,
                   payloadBytes);
       for (const auto& [type, count] : perType) std::printf("  %-22s %" PRIu64 "\n", type.c_str(), count);
@@ -116,7 +133,13 @@ class InfoCommand final : public Subcommand {
       if (frameErrors)
         std::printf("unreadable %" PRIu64 " frames (first: %s)\n", frameErrors, firstError.c_str());
     }
-    return kSuccess;
+    // What info printed is all there is to a sound trace; anything it could not read is a trace with
+    // errors, as `reel verify` would say (one warning line each went to stderr above).
+    if (frameErrors) {
+      std::fprintf(stderr, "warning: %s: %" PRIu64 " unreadable frames (first: %s)\n", path_.c_str(),
+                   frameErrors, firstError.c_str());
+    }
+    return frameErrors || !resources ? kCheckFailed : kSuccess;
   }
 
  private:

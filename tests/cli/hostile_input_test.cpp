@@ -1,0 +1,526 @@
+// Every `reel` subcommand that reads a trace or an image, against hostile input (issue 17): a missing
+// file, an empty one, a directory, a FIFO, /dev/zero, random bytes, other formats (a PNG, a zstd file of
+// something else), a trace cut short inside its header, at and a byte either side of every chunk
+// boundary and inside its index, bytes flipped in the header, a chunk and the index, unreadable
+// resources, a newer minor version with message kinds this reel does not know, a newer major version.
+//
+// Each case must end by itself within its limit (the harness kills it and fails the case otherwise), by
+// exiting, never by a signal, with the documented code (README: 0 success, 1 a check failed, 2 bad
+// input); whatever fails or warns names the file on stderr. Where a trace is damaged but readable,
+// every frame it still holds must replay.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "reel/capture/capture.h"
+#include "reel/image/image.h"
+#include "reel/runtime/null_device.h"
+#include "reel/schema/compression.h"
+#include "reel/schema/container.h"
+#include "reel/schema/messages.h"
+#include "reel/trace/reader.h"
+#include "rewrite.h"
+#include "scene.h"
+
+namespace reel::test {
+namespace {
+
+namespace fs = std::filesystem;
+using Bytes = std::vector<char>;
+using Clock = std::chrono::steady_clock;
+
+// ---- the harness: one process per case, killed at its limit ----
+
+struct Outcome {
+  bool finished = false;  // false: it ran past its limit and was killed
+  int exitCode = -1;
+  int signal = 0;  // the signal that ended it, 0 if it exited
+  std::string out, err;
+  double seconds = 0;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Runs argv[0] with its arguments, stdin from /dev/null, in a process group of its own, so that a case
+// that hangs is killed with whatever it started (xvfb-run starts a server and the viewer).
+Outcome runWithin(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
+                  const fs::path& scratch) {
+  const fs::path outPath = scratch / "stdout", errPath = scratch / "stderr";
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const auto started = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) ::_exit(127);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execv(args[0], args.data());
+    ::_exit(127);
+  }
+  Outcome outcome;
+  if (pid < 0) return outcome;
+  ::setpgid(pid, pid);  // also here: whichever of the two runs first
+  int status = 0;
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) {
+      outcome.finished = true;
+      break;
+    }
+    if (Clock::now() - started > limit) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  outcome.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  if (outcome.finished) {
+    if (WIFEXITED(status)) outcome.exitCode = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  }
+  outcome.out = slurp(outPath);
+  outcome.err = slurp(errPath);
+  return outcome;
+}
+
+// ---- cases ----
+
+enum Exit : int { kOk = 0, kCheckFailed = 1, kBadInput = 2 };
+
+struct Case {
+  std::string name;
+  std::vector<std::string> args;  // after `reel`
+  int exit;
+  std::string mustName;        // stderr must contain this (the file); empty: nothing required
+  std::string stderrHas = {};  // and this, when set
+  bool viewer = false;         // runs reel-viewer under xvfb-run
+};
+
+std::string quoteForMessage(const std::string& s) {
+  return s.size() > 2000 ? s.substr(0, 2000) + "..." : s;
+}
+
+class HostileInput : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("reel_hostile_" + std::to_string(::getpid())));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_ / "scratch");
+    trace_ = new std::string((*dir_ / "trace.reel").string());
+    captureTrace(*trace_);
+    bytes_ = new Bytes(readBytes(*trace_));
+    auto reader = trace::TraceReader::open(*trace_);
+    ASSERT_TRUE(reader) << reader.error().message;
+    chunks_ = new std::vector<trace::ChunkInfo>(reader->chunks().begin(), reader->chunks().end());
+    frames_ = new std::vector<uint64_t>;
+    frameChunk_ = new std::vector<uint32_t>;
+    for (const trace::MessageInfo& m : reader->messages()) {
+      if (m.kind != static_cast<uint8_t>(trace::MessageKind::Frame)) continue;
+      frames_->push_back(m.frame);
+      frameChunk_->push_back(m.chunk);
+    }
+    ASSERT_EQ(frames_->size(), kFrames);
+    ASSERT_GE(chunks_->size(), 4u) << "frames in three chunks or more, and the end";
+    auto resources = reader->readResources();
+    ASSERT_TRUE(resources) << resources.error().message;
+    ASSERT_FALSE(resources->empty());
+    ASSERT_FALSE(resources->front().resources.empty())
+        << "a capture from mid-run: resources alive at its start";
+    image::Image png(2, 2);
+    ASSERT_TRUE(image::writePng(*dir_ / "picture.png", png));
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete trace_;
+    delete bytes_;
+    delete chunks_;
+    delete frames_;
+    delete frameChunk_;
+  }
+
+  static constexpr size_t kFrames = 6;
+
+  // Frames 2-7 of the test scene (from mid-run: the capture starts with live resources), two per chunk.
+  static void captureTrace(const std::string& path) {
+    NullDevice device(false);
+    Renderer renderer(device);
+    testing::Scene scene(renderer, {.draws = 4, .auxBytes = 16});
+    scene.frame();
+    scene.frame();
+    capture::CaptureOptions options;
+    options.path = path;
+    options.compression.maxFramesPerChunk = 2;
+    options.handleSignals = false;
+    auto capture = capture::Capture::start(renderer, options);
+    ASSERT_TRUE(capture) << capture.error().message;
+    for (size_t f = 0; f < kFrames; ++f) scene.frame();
+    ASSERT_TRUE(capture.value()->finish());
+  }
+
+  static Bytes readBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  static std::string write(const std::string& name, const Bytes& bytes) {
+    const std::string path = (*dir_ / name).string();
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    return path;
+  }
+  static std::string cut(uint64_t size) {
+    return write("cut-" + std::to_string(size) + ".reel",
+                 Bytes(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>(size)));
+  }
+  static std::string flipped(const std::string& name, uint64_t at) {
+    Bytes damaged = *bytes_;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x21);
+    return write(name, damaged);
+  }
+
+  static uint64_t headerEnd() { return chunks_->front().offset; }
+  static uint64_t indexStart() { return chunks_->back().offset + chunks_->back().compressedSize; }
+  static uint64_t chunkEnd(size_t c) { return (*chunks_)[c].offset + (*chunks_)[c].compressedSize; }
+  // The frames (numbers) whose chunk lies whole before `end`, or outside chunk `lost`.
+  static std::vector<uint64_t> framesWhole(uint64_t end, std::optional<uint32_t> lost = std::nullopt) {
+    std::vector<uint64_t> out;
+    for (size_t i = 0; i < frames_->size(); ++i) {
+      const uint32_t c = (*frameChunk_)[i];
+      if (chunkEnd(c) <= end && c != lost) out.push_back((*frames_)[i]);
+    }
+    return out;
+  }
+
+  static std::string viewerPath() {
+#ifdef REEL_VIEWER_PATH
+    return REEL_VIEWER_PATH;
+#else
+    return "";
+#endif
+  }
+  static std::string xvfbRun() {
+    for (const char* path : {"/usr/bin/xvfb-run", "/usr/local/bin/xvfb-run"}) {
+      if (fs::exists(path)) return path;
+    }
+    return "";
+  }
+
+  // The subcommands that open a trace, given `path`: every one must refuse a file that is not a trace
+  // the same way (exit 2, naming it).
+  static std::vector<Case> refusedEverywhere(const std::string& what, const std::string& path,
+                                             const std::string& stderrHas = {}) {
+    const std::string out = (*dir_ / "scratch" / "out").string();
+    const std::string first = std::to_string(frames_->front());
+    std::vector<Case> cases = {
+        {what + ": info", {"info", path}, kBadInput, path, stderrHas},
+        {what + ": info --json", {"info", path, "--json"}, kBadInput, path, stderrHas},
+        {what + ": dump", {"dump", path}, kBadInput, path, stderrHas},
+        {what + ": verify", {"verify", path}, kBadInput, path, stderrHas},
+        {what + ": replay", {"replay", path, "--device", "null", "--out", out}, kBadInput, path, stderrHas},
+        {what + ": trim",
+         {"trim", path, "--frames", first, "-o", out + ".reel", "--device", "null"},
+         kBadInput,
+         path,
+         stderrHas},
+        {what + ": bisect",
+         {"bisect", path, "--frame", first, "--golden", (*dir_ / "picture.png").string(), "--device", "null"},
+         kBadInput,
+         path,
+         stderrHas},
+        {what + ": view --screenshot",
+         {"view", path, "--screenshot", out + ".png"},
+         kBadInput,
+         path,
+         stderrHas,
+         /*viewer=*/true},
+    };
+    return cases;
+  }
+
+  // A trace that still reads: info and dump succeed (or say a check failed, when frames or resources
+  // are lost), verify says what is wrong, and every frame the trace still holds replays on its own.
+  struct Readable {
+    std::string what, path;
+    int info, dump, verify;
+    std::vector<uint64_t> replayable;
+    std::string warning = {};  // stderr of info must hold it (a warning naming the file)
+  };
+  static std::vector<Case> readableCases(const Readable& r) {
+    const std::string out = (*dir_ / "scratch" / "out").string();
+    std::vector<Case> cases = {
+        {r.what + ": info", {"info", r.path}, r.info, r.info || !r.warning.empty() ? r.path : "", r.warning},
+        {r.what + ": dump", {"dump", r.path}, r.dump, r.dump ? r.path : ""},
+        {r.what + ": verify", {"verify", r.path}, r.verify, ""},
+    };
+    for (const uint64_t f : r.replayable) {
+      cases.push_back({r.what + ": replay frame " + std::to_string(f),
+                       {"replay", r.path, "--device", "null", "--frames", std::to_string(f)},
+                       kOk,
+                       ""});
+    }
+    if (!r.replayable.empty()) {
+      const std::string first = std::to_string(r.replayable.front());
+      cases.push_back({r.what + ": trim",
+                       {"trim", r.path, "--frames", first, "-o", out + ".reel", "--device", "null"},
+                       kOk,
+                       ""});
+    }
+    return cases;
+  }
+
+  static void runCases(const std::vector<Case>& cases) {
+    const std::string viewer = viewerPath(), xvfb = xvfbRun();
+    size_t skipped = 0;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(c.name);
+      std::vector<std::string> argv;
+      auto limit = std::chrono::milliseconds(5000);
+      if (c.viewer) {
+        if (viewer.empty() || xvfb.empty()) {
+          ++skipped;
+          continue;
+        }
+        // reel view hands on to reel-viewer, which needs a display even to fail.
+        argv = {xvfb, "-a", REEL_CLI_PATH};
+        limit = std::chrono::milliseconds(20000);
+      } else {
+        argv = {REEL_CLI_PATH};
+      }
+      argv.insert(argv.end(), c.args.begin(), c.args.end());
+      const Outcome o = runWithin(argv, limit, *dir_ / "scratch");
+      std::string command = "reel";
+      for (const std::string& a : c.args) command += " " + a;
+      ASSERT_TRUE(o.finished) << command << ": still running after " << limit.count() << " ms: killed";
+      EXPECT_EQ(o.signal, 0) << command << ": ended by signal " << o.signal << "\nstderr: " << o.err;
+      EXPECT_EQ(o.exitCode, c.exit) << command << "\nstderr: " << quoteForMessage(o.err)
+                                    << "\nstdout: " << quoteForMessage(o.out);
+      if (!c.mustName.empty()) {
+        EXPECT_NE(o.err.find(c.mustName), std::string::npos)
+            << command << ": stderr does not name " << c.mustName << ":\n"
+            << o.err;
+      }
+      if (!c.stderrHas.empty()) {
+        EXPECT_NE(o.err.find(c.stderrHas), std::string::npos) << command << ": stderr:\n" << o.err;
+      }
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    if (skipped) std::printf("%zu cases of reel view skipped: reel-viewer or xvfb-run missing\n", skipped);
+  }
+
+  static inline fs::path* dir_ = nullptr;
+  static inline std::string* trace_ = nullptr;
+  static inline Bytes* bytes_ = nullptr;
+  static inline std::vector<trace::ChunkInfo>* chunks_ = nullptr;
+  static inline std::vector<uint64_t>* frames_ = nullptr;
+  static inline std::vector<uint32_t>* frameChunk_ = nullptr;
+};
+
+// The trace itself, as a reference: every subcommand succeeds on it.
+TEST_F(HostileInput, TheIntactTraceReadsEverywhere) {
+  runCases(readableCases({"intact", *trace_, kOk, kOk, kOk, *frames_}));
+}
+
+TEST_F(HostileInput, FilesThatAreNoTraceAreRefusedByEverySubcommand) {
+  const std::string fifo = (*dir_ / "fifo.reel").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string folder = (*dir_ / "folder.reel").string();
+  fs::create_directories(folder);
+  std::mt19937 random(17);
+  Bytes noise(4096);
+  for (char& b : noise) b = static_cast<char>(random());
+  // zstd, but not a trace: a zstd frame of text, as `zstd` would write it.
+  const std::string text(3000, 'x');
+  std::vector<uint8_t> zstd;
+  auto compressor = schema::ChunkCompressor::create({});
+  ASSERT_TRUE(compressor);
+  ASSERT_TRUE(compressor->compressFrame(text.data(), text.size(), zstd));
+
+  std::vector<Case> cases;
+  auto add = [&](const std::vector<Case>& more) { cases.insert(cases.end(), more.begin(), more.end()); };
+  add(refusedEverywhere("missing", (*dir_ / "missing.reel").string()));
+  add(refusedEverywhere("empty", write("empty.reel", {}), "empty"));
+  add(refusedEverywhere("a directory", folder, "directory"));
+  add(refusedEverywhere("a FIFO", fifo, "FIFO"));
+  add(refusedEverywhere("/dev/zero", "/dev/zero"));
+  add(refusedEverywhere("random bytes", write("noise.reel", noise), "not a reel trace"));
+  add(refusedEverywhere("a PNG", (*dir_ / "picture.png").string(), "not a reel trace"));
+  add(refusedEverywhere("zstd of text", write("text.zst", Bytes(zstd.begin(), zstd.end())),
+                        "not a reel trace"));
+  runCases(cases);
+}
+
+// reel compare takes images: the same files, and a trace, are not PNGs.
+TEST_F(HostileInput, FilesThatAreNoImageAreRefusedByCompare) {
+  const std::string png = (*dir_ / "picture.png").string();
+  const std::string fifo = (*dir_ / "fifo.png").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string folder = (*dir_ / "folder-of-images").string();
+  fs::create_directories(folder);
+  std::vector<Case> cases;
+  for (const std::string& bad :
+       {(*dir_ / "missing.png").string(), write("empty.png", {}), fifo, std::string("/dev/zero"), *trace_}) {
+    cases.push_back({"compare " + bad + " IMG", {"compare", bad, png}, kBadInput, bad});
+    cases.push_back({"compare IMG " + bad, {"compare", png, bad}, kBadInput, bad});
+  }
+  // A folder against a file: neither is the other's kind, and both are named.
+  cases.push_back({"compare DIR IMG", {"compare", folder, png}, kBadInput, folder, png});
+  cases.push_back({"compare IMG IMG", {"compare", png, png}, kOk, ""});
+  runCases(cases);
+}
+
+TEST_F(HostileInput, TracesCutShortReadUpToTheirLastWholeChunk) {
+  std::vector<uint64_t> cuts = {1, 4, headerEnd() / 2, headerEnd() - 1};
+  for (size_t c = 0; c < chunks_->size(); ++c) {
+    for (const int64_t d : {-1, 0, 1}) cuts.push_back(chunkEnd(c) + d);
+  }
+  cuts.push_back(headerEnd());
+  cuts.push_back(headerEnd() + 1);
+  cuts.push_back(indexStart() + 9);    // inside the index message
+  cuts.push_back(bytes_->size() - 1);  // inside the footer
+  std::vector<Case> cases;
+  for (const uint64_t at : cuts) {
+    const std::string path = cut(at);
+    const std::string what = "cut at byte " + std::to_string(at) + " of " + std::to_string(bytes_->size());
+    if (at < headerEnd()) {
+      for (const Case& c : refusedEverywhere(what, path)) {
+        if (!c.viewer) cases.push_back(c);  // (the viewer has its own row below)
+      }
+      continue;
+    }
+    const std::vector<uint64_t> whole = framesWhole(at);
+    if (whole.empty()) {
+      // No whole chunk: nothing to show, and saying "frames 0" with exit 0 would lie.
+      cases.push_back({what + ": info", {"info", path}, kBadInput, path, "no frame can be read"});
+      cases.push_back({what + ": dump", {"dump", path}, kBadInput, path, "no frame can be read"});
+      cases.push_back({what + ": verify", {"verify", path}, kCheckFailed, ""});
+      cases.push_back({what + ": replay", {"replay", path, "--device", "null"}, kBadInput, path});
+      continue;
+    }
+    // Cut short: a warning (no index), and every whole chunk's frames.
+    const std::string warning = at == bytes_->size() ? "" : "no index";
+    auto more = readableCases({what, path, kOk, kOk, kCheckFailed, whole, warning});
+    cases.insert(cases.end(), more.begin(), more.end());
+  }
+  runCases(cases);
+  // And the viewer, once, on a header cut short.
+  runCases({{"cut in the header: view --screenshot",
+             {"view", cut(headerEnd() / 2), "--screenshot", (*dir_ / "scratch" / "out.png").string()},
+             kBadInput,
+             cut(headerEnd() / 2),
+             "",
+             true}});
+}
+
+TEST_F(HostileInput, FlippedBytesCostOnlyWhatTheyHit) {
+  std::vector<Case> cases;
+  auto add = [&](const std::vector<Case>& more) { cases.insert(cases.end(), more.begin(), more.end()); };
+  // The header: the trace cannot be read at all (its zstd checksum fails).
+  for (const uint64_t at : {uint64_t{12}, headerEnd() / 2, headerEnd() - 2}) {
+    const std::string path = flipped("header-" + std::to_string(at) + ".reel", at);
+    for (const Case& c : refusedEverywhere("header byte " + std::to_string(at) + " flipped", path)) {
+      if (!c.viewer || at == 12) cases.push_back(c);
+    }
+  }
+  // A chunk: its frames are lost and said to be; the frames before it still replay. (The frames after
+  // it need the lost ones' state: replaying them waits for key frames, issue 17 item 4.)
+  const uint32_t damaged = 1;
+  const uint64_t inChunk = (*chunks_)[damaged].offset + (*chunks_)[damaged].compressedSize / 2;
+  std::vector<uint64_t> before;
+  for (size_t i = 0; i < frames_->size(); ++i) {
+    if ((*frameChunk_)[i] < damaged) before.push_back((*frames_)[i]);
+  }
+  add(readableCases({"chunk byte flipped", flipped("chunk.reel", inChunk), kCheckFailed, kCheckFailed,
+                     kCheckFailed, before}));
+  // The index: never worth a frame. Its message, its padding or footer, its frame header: the reader
+  // warns once, rebuilds it from the chunks, and every frame replays.
+  for (const uint64_t at :
+       {indexStart() + 2, indexStart() + 6, indexStart() + 8 + 20, (indexStart() + bytes_->size()) / 2,
+        uint64_t{bytes_->size() - 14}, uint64_t{bytes_->size() - 11}, uint64_t{bytes_->size() - 3}}) {
+    add(readableCases({"index byte " + std::to_string(at) + " flipped",
+                       flipped("index-" + std::to_string(at) + ".reel", at), kOk, kOk, kCheckFailed, *frames_,
+                       "index"}));
+  }
+  runCases(cases);
+}
+
+TEST_F(HostileInput, UnreadableResourcesAreNotZeroResources) {
+  const std::string path = (*dir_ / "resources.reel").string();
+  ASSERT_TRUE(testing::rewriteTrace(*trace_, path, {.unknownResourceCommand = true}));
+  runCases({
+      {"unreadable resources: info",
+       {"info", path},
+       kCheckFailed,
+       path,
+       "has command id 65535, not in the trace's command table"},
+      {"unreadable resources: info --json", {"info", path, "--json"}, kCheckFailed, path},
+      {"unreadable resources: verify", {"verify", path}, kCheckFailed, ""},
+  });
+}
+
+TEST_F(HostileInput, ANewerMinorVersionReadsWithAWarningAndANewerMajorIsRefused) {
+  const std::string minor = (*dir_ / "newer-minor.reel").string();
+  ASSERT_TRUE(
+      testing::rewriteTrace(*trace_, minor, {.formatMinor = schema::kFormatMinor + 1, .unknownKind = 200}));
+  const std::string newer = "newer than this reader";
+  std::vector<Case> cases = readableCases({"newer minor", minor, kOk, kOk, kOk, *frames_, newer});
+  cases.push_back({"newer minor: view --screenshot",
+                   {"view", minor, "--screenshot", (*dir_ / "scratch" / "minor.png").string()},
+                   kOk,
+                   "",
+                   "",
+                   true});
+
+  // A newer major: the header's version is the first field the reader checks; the header frame is
+  // compressed again with the major raised, as a newer writer would have written it.
+  const std::string major = (*dir_ / "newer-major.reel").string();
+  {
+    auto compressor = schema::ChunkCompressor::create({});
+    ASSERT_TRUE(compressor);
+    schema::ChunkDecompressor decompressor;
+    const auto* data = reinterpret_cast<const std::byte*>(bytes_->data());
+    const auto bound = schema::ChunkDecompressor::contentBound(data, headerEnd());
+    ASSERT_TRUE(bound);
+    std::vector<std::byte> raw(*bound);
+    auto n = decompressor.decompress(data, headerEnd(), raw.data(), raw.size());
+    ASSERT_TRUE(n);
+    raw.resize(n.value());
+    // Rewritten in place: format_major is 1, so FlatBuffers stored it (it leaves only defaults out).
+    auto* message = fb::GetMutableSizePrefixedMessage(raw.data());
+    auto* header = static_cast<fb::Header*>(message->mutable_body());
+    ASSERT_TRUE(header->mutate_format_major(static_cast<uint16_t>(schema::kFormatMajor + 1)));
+    std::vector<uint8_t> frame;
+    ASSERT_TRUE(compressor->compressFrame(raw.data(), raw.size(), frame));
+    Bytes file(frame.begin(), frame.end());
+    file.insert(file.end(), bytes_->begin() + static_cast<std::ptrdiff_t>(headerEnd()), bytes_->end());
+    write("newer-major.reel", file);
+  }
+  for (const Case& c : refusedEverywhere("newer major", major, newer)) cases.push_back(c);
+  runCases(cases);
+}
+
+}  // namespace
+}  // namespace reel::test
