@@ -52,6 +52,7 @@ class BisectCommand final : public Subcommand {
                  "frame's start (slower; to measure the checkpoints against)");
     app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
     app.add_flag("--json", json_, "Print the result as JSON");
+    app.add_flag("--progress", progress_, "Show progress on stderr even when it is not a terminal");
   }
 
   int run() override {
@@ -97,7 +98,8 @@ class BisectCommand final : public Subcommand {
     replay::BisectOptions options;
     options.fromCaptureStart = fromCaptureStart_;
     options.progress = [&](uint64_t probes, uint64_t expected) {
-      if (!progress) progress = std::make_unique<Progress>("bisect", expected);
+      if (!progress) progress = std::make_unique<Progress>("bisect", expected, progress_);
+      progress->setTotal(expected);
       progress->step(probes);
     };
     Result<replay::BisectResult> result = Error{};
@@ -154,7 +156,7 @@ class BisectCommand final : public Subcommand {
   std::string path_, golden_, referenceDevice_, referenceTrace_, device_, target_ = "last";
   uint64_t frame_ = 0;
   image::Tolerance tolerance_;
-  bool validate_ = false, json_ = false, fromCaptureStart_ = false;
+  bool validate_ = false, json_ = false, fromCaptureStart_ = false, progress_ = false;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "../describe.h"
 #include "../golden/manifest.h"
+#include "../progress.h"
 #include "../trace_input.h"
 #include "reel/replay/bisect.h"
 
@@ -46,10 +47,11 @@ class GoldenCommand final : public Subcommand {
       sub->add_option("--manifest", manifest_, "The manifest (default: traces/manifest.ini)");
       sub->add_option("--device", device_, "Device (default: REEL_DEVICE, else automatic)");
       sub->add_flag("--validate", validate_, "Turn on the Khronos validation layer");
+      sub->add_flag("--json", json_, "Print the result as JSON (people's lines go to stderr)");
+      sub->add_flag("--progress", progress_, "Show progress on stderr even when it is not a terminal");
     }
     for (CLI::App* sub : {check_, run_}) {
       sub->add_option("--output", output_, "Where failed checks leave their images (default: golden-output)");
-      sub->add_flag("--json", json_, "Print the result as JSON");
     }
   }
 
@@ -87,7 +89,9 @@ class GoldenCommand final : public Subcommand {
     const auto tol = entry.tolerance.find(cls);
     const image::Tolerance tolerance = tol == entry.tolerance.end() ? image::Tolerance{} : tol->second;
     const fs::path goldens = manifest.goldenFolder(cls, entry.name);
+    Progress progress("golden." + entry.name, last - first + 1, progress_);
     for (size_t i = first; i <= last; ++i) {
+      progress.step(i - first);
       auto replayed = session->replayFrame(i, UINT64_MAX, *target);
       if (!replayed) {
         outcome.error = replayed.error().message;
@@ -131,6 +135,8 @@ class GoldenCommand final : public Subcommand {
         }
       }
     }
+    progress.step(last - first + 1);
+    progress.finish();
     for (const std::string& e : session->takeDeviceErrors()) {
       std::fprintf(stderr, "golden.%s: device: %s\n", entry.name.c_str(), e.c_str());
       if (outcome.error.empty()) outcome.error = "the device reported errors";
@@ -168,7 +174,8 @@ class GoldenCommand final : public Subcommand {
   }
 
   int update(const Manifest& manifest) {
-    bool any = false;
+    bool any = false, deviceErrors = false;
+    std::string rows;
     for (const GoldenEntry& entry : manifest.entries) {
       if (!only_.empty() && entry.name != only_) continue;
       any = true;
@@ -181,23 +188,43 @@ class GoldenCommand final : public Subcommand {
       const fs::path goldens = manifest.goldenFolder(cls, entry.name);
       std::error_code ec;
       fs::create_directories(goldens, ec);
+      Progress progress("golden update " + entry.name, last - first + 1, progress_);
       for (size_t i = first; i <= last; ++i) {
+        progress.step(i - first);
         auto replayed = session->replayFrame(i, UINT64_MAX, *target);
         if (!replayed) throw BadInput(replayed.error().message);
         const fs::path file = goldens / ("frame_" + std::to_string(replayed->frame) + ".png");
-        std::string status = "new";
+        const char* status = "new";
+        std::string summary;
         if (auto old = image::readPng(file)) {
           const image::Comparison c = image::compare(*replayed->image, *old);
-          status = c.matches ? "unchanged" : "changed: " + c.summary();
+          status = c.matches ? "unchanged" : "changed";
+          if (!c.matches) summary = c.summary();
         }
         if (auto written = image::writePng(file, *replayed->image); !written)
           throw BadInput(written.error().message);
-        std::printf("%s  %s\n", file.c_str(), status.c_str());
+        if (json_) {
+          JsonObject j;
+          j.add("trace", entry.name).add("frame", replayed->frame).add("file", file.string());
+          j.add("status", status).add("device_class", cls);
+          if (!summary.empty()) j.add("summary", summary);
+          rows += (rows.empty() ? "" : ",") + j.str();
+        } else {
+          std::printf("%s  %s%s%s\n", file.c_str(), status, summary.empty() ? "" : ": ", summary.c_str());
+        }
       }
-      for (const std::string& e : session->takeDeviceErrors())
+      progress.step(last - first + 1);
+      progress.finish();
+      for (const std::string& e : session->takeDeviceErrors()) {
         std::fprintf(stderr, "device: %s\n", e.c_str());
+        deviceErrors = true;
+      }
     }
     if (!any) throw BadInput(manifest_ + ": no section [" + only_ + "]");
+    if (json_) {
+      std::printf("{\"result\":\"%s\",\"goldens\":[%s]}\n", deviceErrors ? "device_errors" : "updated",
+                  rows.c_str());
+    }
     return kSuccess;
   }
 
@@ -205,7 +232,7 @@ class GoldenCommand final : public Subcommand {
   CLI::App* run_ = nullptr;
   CLI::App* update_ = nullptr;
   std::string manifest_ = "traces/manifest.ini", device_, only_, output_ = "golden-output";
-  bool validate_ = false, json_ = false;
+  bool validate_ = false, json_ = false, progress_ = false;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -92,17 +93,23 @@ class ReplayCommand final : public Subcommand {
  public:
   const char* name() const override { return "replay"; }
   const char* description() const override {
-    return "Replay frames on a Vulkan device, headless or in a window; write their images and timings";
+    return "Replay frames on a Vulkan device, headless or in a window; write their images and timings. "
+           "Exit 1 when the device reports errors or a frame's sorted order differs from the recorded one "
+           "(the sort changed)";
   }
   void addOptions(CLI::App& app) override {
     app.add_option("TRACE", path_, "Trace file (.reel)")->required();
     app.add_option("--frames", frames_, "Frames to replay: A-B, A or A- (default: all)");
-    app.add_option("--out", out_, "Write DIR/frame_<n>.png for every replayed frame");
+    app.add_option("--out", out_,
+                   "Write DIR/frame_<n>.png for every replayed frame (not with --device null)");
     app.add_option("--target", target_, "Image to write and show: last (default), rt:N[.A] or tex:N");
     app.add_option("--stop-at", stopAt_, "Stop each frame after its N-th sorted packet (counted from 1)");
     app.add_option("--loop", loop_, "Replay the range N times (for benchmarking)")
         ->check(CLI::Range(1, 1000000));
     app.add_option("--frames-in-flight", framesInFlight_, "1-4 (default 2)")->check(CLI::Range(1, 4));
+    app.add_option("--render-workers", renderWorkers_,
+                   "threads that translate a large frame (default: REEL_RENDER_WORKERS, else every core)")
+        ->check(CLI::Range(1, 64));
     app.add_option("--device", device_,
                    "Substring of the device name (default: REEL_DEVICE, else automatic)");
     app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
@@ -121,6 +128,8 @@ class ReplayCommand final : public Subcommand {
     const auto [first, last] = frameRange(reader, frames_);
     auto target = replay::parseTarget(target_);
     if (!target) throw BadInput(target.error().message);
+    // Refused before the output folder is made: nothing is written.
+    if (device_ == "null" && !out_.empty()) throw BadInput(kNullDeviceImages);
     if (!out_.empty()) {
       std::error_code ec;
       fs::create_directories(out_, ec);
@@ -147,6 +156,8 @@ class ReplayCommand final : public Subcommand {
 
     // Declared before the session: the device delivers GPU times until it is destroyed.
     FrameTimes frameTimes;
+    // The replay's renderer reads its worker count where every renderer does (RendererConfig::workers 0).
+    if (renderWorkers_ > 0) setenv("REEL_RENDER_WORKERS", std::to_string(renderWorkers_).c_str(), 1);
     replay::SessionOptions options{
         .device = device_, .validate = validate_, .framesInFlight = framesInFlight_, .collectTimings = json_};
     if (window) {
@@ -157,13 +168,16 @@ class ReplayCommand final : public Subcommand {
     if (!session) throw BadInput(session.error().message);
     replay::ReplaySession& s = **session;
     VulkanDevice* vulkan = s.vulkanDevice();
+    // The null device rasterizes nothing: its "images" are whatever requests and copies left in the
+    // target (the capture-start snapshot, or blank), which look like frames and are not.
+    if (!vulkan && !out_.empty()) throw BadInput(kNullDeviceImages);
     if (vulkan && json_) frameTimes.attachGpu(*vulkan);
     const ObserverRegistration timing = json_ ? s.renderer().addObserver(frameTimes) : ObserverRegistration{};
     const Nanoseconds decodeBeforeLoop = s.decodeTimes().cpu;  // the resources, read when the session started
 
+    // Only with --json: without it a --loop of a million frames keeps nothing per frame.
     struct Replayed {
       uint64_t frame, loop, packets, executed, deviceFrame;
-      double wallMs;
     };
     std::vector<Replayed> replayedFrames;
     const uint64_t stop = stopAt_ ? *stopAt_ : UINT64_MAX;
@@ -188,10 +202,8 @@ class ReplayCommand final : public Subcommand {
           }
         }
         progress.step(replayed);
-        const auto frameStart = Clock::now();
         auto result = s.replayFrame(i, stop, wantImages ? std::optional(*target) : std::nullopt);
         if (!result) throw BadInput(result.error().message);
-        const double wall = std::chrono::duration<double>(Clock::now() - frameStart).count();
         ++replayed;
         presented += result->presented;
         if (result->image && pass == 0) {
@@ -199,8 +211,10 @@ class ReplayCommand final : public Subcommand {
           if (auto ok = image::writePng(file, *result->image); !ok) throw BadInput(ok.error().message);
           ++written;
         }
-        replayedFrames.push_back({result->frame, pass, result->packets, result->executed,
-                                  s.renderer().recordingFrame() - 1, wall * 1e3});
+        if (json_) {
+          replayedFrames.push_back(
+              {result->frame, pass, result->packets, result->executed, s.renderer().recordingFrame() - 1});
+        }
       }
     }
     s.renderer().flushAndWait();
@@ -254,16 +268,19 @@ class ReplayCommand final : public Subcommand {
       for (const Replayed& r : replayedFrames) {
         JsonObject o;
         o.add("frame", r.frame).add("loop", r.loop).add("packets", r.packets);
-        o.add("executed", r.executed).add("wall_ms", r.wallMs);
+        o.add("executed", r.executed);
         size_t k = cursor;
         while (k < times.size() && times[k].cpu.frame != r.deviceFrame) ++k;
         if (k < times.size()) {
           cursor = k + 1;
+          // The frame's own time on the render thread, from its beginFrame to its submit (every phase of
+          // frame_timing.h); replayFrame returns once the frame is kicked, long before that.
+          o.add("wall_ms", ms(times[k].cpu.totalWall()));
           o.add("cpu_ms", ms(times[k].cpu.totalCpu())).raw("gpu_ms", gpuJson(times[k]));
           cpuMs.push_back(ms(times[k].cpu.totalCpu()));
           if (gpuTimestamps && times[k].gpu) gpuMs.push_back(ms(*times[k].gpu));
         } else {
-          o.raw("cpu_ms", "null").raw("gpu_ms", "null");
+          o.raw("wall_ms", "null").raw("cpu_ms", "null").raw("gpu_ms", "null");
         }
         frameJson += (frameJson.empty() ? "" : ",") + o.str();
       }
@@ -318,15 +335,19 @@ class ReplayCommand final : public Subcommand {
                     closed ? "; closed, so the replay stopped there" : "");
       }
     }
-    return errors.empty() ? kSuccess : kCheckFailed;
+    // A changed sort fails the replay like a device error: its images may not be the captured frames.
+    return errors.empty() && mismatches.empty() ? kSuccess : kCheckFailed;
   }
 
  private:
   static constexpr uint32_t kWindowWidth = 960, kWindowHeight = 540;
+  static constexpr const char* kNullDeviceImages =
+      "--out with --device null: the null device rasterizes nothing, so its images would not be the "
+      "frames; replay on a Vulkan device (lavapipe will do) to write images";
 
   std::string path_, frames_, out_, target_ = "last", device_;
   std::optional<uint64_t> stopAt_;
-  uint32_t loop_ = 1, framesInFlight_ = 2;
+  uint32_t loop_ = 1, framesInFlight_ = 2, renderWorkers_ = 0;
   bool validate_ = false, json_ = false, window_ = false, exerciseWindow_ = false;
 };
 

@@ -15,6 +15,7 @@
 #include "../progress.h"
 #include "../trace_input.h"
 #include "reel/capture/capture.h"
+#include "reel/json/json.h"
 #include "reel/replay/session.h"
 
 namespace reel::cli {
@@ -34,6 +35,8 @@ class TrimCommand final : public Subcommand {
                    "Device to replay on: substring of its name (default: REEL_DEVICE, else automatic); "
                    "'null' for no GPU (what the GPU wrote before A is then missing)");
     app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
+    app.add_flag("--json", json_, "Print the result as one JSON object (people's lines go to stderr)");
+    app.add_flag("--progress", progress_, "Show progress on stderr even when it is not a terminal");
   }
 
   int run() override {
@@ -64,7 +67,7 @@ class TrimCommand final : public Subcommand {
     }
 
     // Frames before A build A's state; the capture then sees A..B as the app's capture would have.
-    Progress progress("trim", last + 1);
+    Progress progress("trim", last + 1, progress_);
     auto replay = [&](size_t index) {
       auto replayed = s.replayFrame(index);
       if (!replayed) throw BadInput(path_ + ": " + replayed.error().message);
@@ -103,7 +106,8 @@ class TrimCommand final : public Subcommand {
     for (const std::string& e : deviceErrors) std::fprintf(stderr, "reel trim: device: %s\n", e.c_str());
     // As `reel replay` does: a frame whose replayed sorted order differs from the recorded one means the
     // sort changed since the trace was made (frames before A count too: they build A's state).
-    for (const auto& m : s.feeder().sortMismatches()) {
+    const auto mismatches = s.feeder().sortMismatches();
+    for (const auto& m : mismatches) {
       std::fprintf(stderr, "frame %llu: the sorted order differs from the recorded one (sort changed)\n",
                    static_cast<unsigned long long>(m.frame));
     }
@@ -112,17 +116,28 @@ class TrimCommand final : public Subcommand {
       fs::remove(temporary, ec);
       throw BadInput(output_ + ": cannot rename into place: " + ec.message());
     }
-    std::printf("%s: frames %llu-%llu of %s, %llu resources at the start, %llu bytes\n", output_.c_str(),
-                static_cast<unsigned long long>(reader.frameNumber(first)),
-                static_cast<unsigned long long>(reader.frameNumber(last)), path_.c_str(),
-                static_cast<unsigned long long>(stats.resources),
-                static_cast<unsigned long long>(stats.fileBytes));
+    if (json_) {
+      JsonObject o;
+      o.add("output", output_).add("trace", path_);
+      o.add("first_frame", reader.frameNumber(first)).add("last_frame", reader.frameNumber(last));
+      o.add("frames_written", stats.framesWritten).add("resources", stats.resources);
+      o.add("bytes", stats.fileBytes).add("device", s.device().info().name);
+      o.add("device_errors", uint64_t{deviceErrors.size()})
+          .add("sort_mismatches", uint64_t{mismatches.size()});
+      std::printf("%s\n", o.str().c_str());
+    } else {
+      std::printf("%s: frames %llu-%llu of %s, %llu resources at the start, %llu bytes\n", output_.c_str(),
+                  static_cast<unsigned long long>(reader.frameNumber(first)),
+                  static_cast<unsigned long long>(reader.frameNumber(last)), path_.c_str(),
+                  static_cast<unsigned long long>(stats.resources),
+                  static_cast<unsigned long long>(stats.fileBytes));
+    }
     return kSuccess;
   }
 
  private:
   std::string path_, frames_, output_, device_;
-  bool validate_ = false;
+  bool validate_ = false, json_ = false, progress_ = false;
 };
 
 }  // namespace
