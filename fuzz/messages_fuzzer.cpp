@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (headerBytes < size && !compressor.compressFrame(data + headerBytes, size - headerBytes, file)) return 0;
   std::vector<std::byte> bytes(reinterpret_cast<const std::byte*>(file.data()),
                                reinterpret_cast<const std::byte*>(file.data() + file.size()));
-  auto reader = reel::trace::TraceReader::fromBytes(std::move(bytes), "fuzz.reel", reel::fuzz::fuzzOptions());
-  if (reader) reel::fuzz::readEverything(reader.value());
+  auto reader =
+      reel::trace::TraceReader::fromBytes(std::move(bytes), reel::fuzz::kFuzzName, reel::fuzz::fuzzOptions());
+  if (reel::fuzz::readOrNamed(reader)) reel::fuzz::readEverything(reader.value());
   return 0;
 }

@@ -908,6 +908,26 @@ TEST_F(ReaderTest, WritesTheFuzzCorpusWhenAsked) {
   }
   const Bytes smallTrace = readFile(small.path("small.reel"));
   writeFile(base + "/trace/small.reel", smallTrace);
+  // What the reader must survive without losing a frame: a damaged index, and a newer minor version
+  // with a message kind it does not know.
+  Bytes badIndex = smallTrace;
+  badIndex[badIndex.size() - 40] ^= std::byte{0x10};
+  writeFile(base + "/trace/small-bad-index.reel", badIndex);
+  ASSERT_TRUE(rewriteTrace(small.path("small.reel"), base + "/trace/small-newer-minor.reel",
+                           {.formatMinor = schema::kFormatMinor + 1, .unknownKind = 200}));
+  // And the same trace as format 1.0 wrote it (no index checksum): its index is checked chunk by chunk.
+  {
+    auto reader = TraceReader::open(small.path("small.reel"));
+    ASSERT_TRUE(reader);
+    std::vector<trace::ChunkInfo> chunks(reader->chunks().begin(), reader->chunks().end());
+    const std::vector<trace::MessageInfo> messages(reader->messages().begin(), reader->messages().end());
+    const Bytes header = headerFrame({.minor = 0});
+    const uint64_t start = chunks.front().offset, end = chunks.back().offset + chunks.back().compressedSize;
+    for (auto& chunk : chunks) chunk.offset = chunk.offset - start + header.size();
+    writeFile(base + "/trace/small-format-1.0.reel",
+              concat({header, std::span(smallTrace).subspan(start, end - start),
+                      indexFrame(chunks, messages, false)}));
+  }
   raw.clear();
   for (uint64_t at = 0; at < smallTrace.size();) {
     const size_t size = ZSTD_findFrameCompressedSize(smallTrace.data() + at, smallTrace.size() - at);
