@@ -175,6 +175,12 @@ bool Capture::finished() const {
   return state_->writerDone;
 }
 
+std::optional<std::string> Capture::error() const {
+  std::lock_guard lock(state_->mutex);
+  if (state_->stats.error.empty()) return std::nullopt;
+  return state_->stats.error;
+}
+
 void Capture::finishForShutdown(const char* reason) {
   State& s = *state_;
   std::unique_lock lock(s.mutex);
@@ -452,8 +458,10 @@ void Capture::State::writerLoop() {
   stats.chunks = file->chunks();
   stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
   const std::string line = summary();
+  const std::string error = stats.error;
   lock.unlock();
   spaceFreed.notify_all();
+  if (!error.empty() && options.onError) options.onError(error);
   // Before writerDone: a process that exits once finishForShutdown returns still prints the line.
   if (options.log) options.log(line);
   lock.lock();

@@ -176,7 +176,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     void onFrameEnd(const FrameTiming& timing) override { timings.push_back(timing); }
   } timingCollector(result.timings);
   {
-    Renderer renderer(*device, {.framesInFlight = o.framesInFlight});
+    Renderer renderer(*device, {.framesInFlight = o.framesInFlight, .workers = o.renderWorkers});
     const ObserverRegistration timing =
         o.collectTimings ? renderer.addObserver(timingCollector) : ObserverRegistration{};
     // Declared after the renderer: a capture must end before the renderer it observes.
@@ -210,7 +210,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       }
       if (hotkeyCapture) {
         if (auto finished = hotkeyCapture->finish(); !finished)
-          result.errors.push_back(finished.error().message);
+          result.captureErrors.push_back(finished.error().message);
         hotkeyCapture.reset();
       }
       capture::CaptureOptions options = captureOptions;
@@ -309,7 +309,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::unique_ptr<capture::Capture>* c : {&*capture, &hotkeyCapture}) {
       if (!*c) continue;
-      if (auto finished = (*c)->finish(); !finished) result.errors.push_back(finished.error().message);
+      if (auto finished = (*c)->finish(); !finished) result.captureErrors.push_back(finished.error().message);
       c->reset();
     }
 

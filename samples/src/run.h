@@ -26,6 +26,7 @@ struct RunOptions {
   uint32_t draws = 0;     // 0: the scene's default
   uint32_t width = 1280, height = 720;
   uint32_t framesInFlight = 2;  // the renderer's and the GPU's, 1..4
+  uint32_t renderWorkers = 0;   // RendererConfig::workers: 0 = REEL_RENDER_WORKERS, else every core
   uint32_t threads = 2;         // recording threads
   bool headless = true;
   uint64_t saveFirst = 0, saveLast = UINT64_MAX;  // frames whose image goes to the sink
@@ -60,6 +61,7 @@ struct RunResult {
   uint64_t presents = 0, swapchainRecreations = 0;  // windowed
   std::vector<std::string> imageErrors;             // readbacks that failed
   std::string captureSummary;                       // the capture's closing line, when one ran
+  std::vector<std::string> captureErrors;           // captures that could not write (disk full, ...)
   std::vector<std::string> hotkeyTraces;            // traces F12 captured, in order
 };
 

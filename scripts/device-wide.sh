@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Wide translation on one machine (the GPU machine of ../shared/device/README.md, or any): the `stress`
+# frame at 1, 2, 4, 8 and 16 render workers, directly (reel-sample --stats) and as a replay of a capture
+# (reel replay --json: the render thread's phases, sweep / translate / wait included), and the golden
+# suite at 1, 2, 4 and 8 workers with validation on (synchronization validation included) and jobs cut
+# at 8 keys so that every trace goes wide. Run from the repository root:
+#   bash scripts/device-wide.sh BIN OUT
+# BIN holds reel and reel-sample, and optionally layer/ (the Khronos validation layer and its manifest)
+# for a machine that has none. scripts/wide-summary.py turns OUT into the table of docs/measurements.
+set -uo pipefail
+bin=$(cd "$1" && pwd)
+out=$2
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
+[ -d "$bin/layer" ] && export VK_LAYER_PATH="$bin/layer"
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+
+log "machine"
+{ nproc; "$bin/reel-sample" --list-devices; } 2>&1 | tee -a "$out/summary.txt"
+
+log "golden suite at 1, 2, 4, 8 workers, REEL_VALIDATE=1, jobs of 8 keys"
+for w in 1 2 4 8; do
+  REEL_VALIDATE=1 REEL_RENDER_WORKERS=$w REEL_RENDER_JOB_KEYS=8 \
+    "$bin/reel" golden run --manifest traces/manifest.ini --output "$out/golden-output-$w" > "$out/golden_workers$w.txt" 2>&1
+  echo "workers $w: exit $?" | tee -a "$out/summary.txt"
+  tail -9 "$out/golden_workers$w.txt" >> "$out/summary.txt"
+done
+
+log "stress, 1280x720, direct: reel-sample --stats (frames 2-9 measured)"
+for w in 1 2 4 8 16; do
+  "$bin/reel-sample" --scene stress --frames 10 --headless --stats --render-workers $w > "$out/sample_workers$w.json" 2>/dev/null
+  echo "workers $w: exit $?" | tee -a "$out/summary.txt"
+done
+
+log "stress capture (frames 2-4), replayed with --loop 3 at each worker count"
+"$bin/reel-sample" --scene stress --frames 5 --headless --capture 2-4 --capture-out "$out/stress.reel" \
+  2>&1 | tail -1 | tee -a "$out/summary.txt"
+for w in 1 2 4 8 16; do
+  "$bin/reel" replay "$out/stress.reel" --loop 3 --json --render-workers $w > "$out/replay_workers$w.json" 2>/dev/null
+  echo "workers $w: exit $?" | tee -a "$out/summary.txt"
+done
+rm -f "$out"/*.reel
+rm -rf "$out"/golden-output-*
+log "done"
+# One file back (the device tool returns a handful of files per call).
+tar -C "$out" -czf "$out.tgz" . && rm -rf "$out"

@@ -1,0 +1,192 @@
+// Wide translation in the core: how a frame is cut into jobs, and the state each job starts from.
+// A device that takes jobs records, per job, the packets it was given and whether they were replayed state.
+
+#include "reel/runtime/translation_jobs.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "reel/runtime/renderer.h"
+
+namespace reel {
+namespace {
+
+class JobDevice final : public Device {
+ public:
+  struct Call {
+    CommandType type;
+    bool replayed;
+    uint64_t head;  // the payload's first 8 bytes
+    bool operator==(const Call&) const = default;
+  };
+  const char* name() const override { return "jobs"; }
+  DeviceInfo info() const override { return {"jobs", "", "", "null"}; }
+  void beginFrame(uint64_t) override {}
+  void endFrame(uint64_t) override {}
+  void waitIdle() override {}
+  Result<std::vector<std::byte>> readBuffer(BufferHandle) override { return fail("no contents"); }
+  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override { return fail("no contents"); }
+#define REEL_COMMAND(Name, Semantics, ...)                          \
+  void execute(const cmd::Name& p, const PacketContext&) override { \
+    record(CommandType::Name, &p, sizeof p);                        \
+  }
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+
+  uint32_t jobCapacity() const override {
+    return kMaxRenderWorkers;
+  }
+  void beginJobs(uint32_t count) override {
+    jobs.assign(count, {});
+    replaying.assign(count, 0);
+  }
+  void startJobRange() override {
+    replaying[currentJob()] = 0;
+  }
+
+  std::vector<Call> serial;             // packets translated outside jobs
+  std::vector<std::vector<Call>> jobs;  // the last wide frame's, per job
+
+ protected:
+  void beginJob(uint32_t job) override {
+    replaying[job] = 1;
+  }
+
+ private:
+  void record(CommandType type, const void* payload, size_t size) {
+    Call call{type, false, 0};
+    std::memcpy(&call.head, payload, std::min<size_t>(size, sizeof call.head));
+    const uint32_t job = currentJob();
+    if (job == kNoJob) return serial.push_back(call);
+    call.replayed = replaying[job] != 0;
+    jobs[job].push_back(call);  // each job's thread writes its own vector
+  }
+  std::vector<uint8_t> replaying;  // per job, written by that job's thread only
+};
+
+// The job's own packets, without the replayed state.
+std::vector<JobDevice::Call> own(const std::vector<JobDevice::Call>& calls) {
+  std::vector<JobDevice::Call> result;
+  for (const auto& c : calls) {
+    if (!c.replayed) result.push_back(c);
+  }
+  return result;
+}
+std::vector<JobDevice::Call> replayed(const std::vector<JobDevice::Call>& calls) {
+  std::vector<JobDevice::Call> result;
+  for (const auto& c : calls) {
+    if (c.replayed) result.push_back(c);
+  }
+  return result;
+}
+
+TEST(TranslationJobs, JobCountKeepsEveryJobAtLeastTheMinimum) {
+  EXPECT_EQ(jobCountFor(0, 8), 1u);
+  EXPECT_EQ(jobCountFor(2 * kMinJobKeys - 1, 8), 1u) << "two jobs would leave one under the minimum";
+  EXPECT_EQ(jobCountFor(2 * kMinJobKeys, 8), 2u);
+  EXPECT_EQ(jobCountFor(100 * kMinJobKeys, 8), 8u) << "never more jobs than threads";
+  EXPECT_EQ(jobCountFor(100 * kMinJobKeys, 1), 1u);
+}
+
+TEST(TranslationJobs, SmallFrameStaysOnTheRenderThread) {
+  JobDevice device;
+  Renderer renderer(device, {.workers = 4});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  for (uint32_t i = 0; i < 2 * kMinJobKeys - 1; ++i) bucket.add<cmd::Draw>(i).vertexCount = i;
+  renderer.kick();
+  renderer.flushAndWait();
+  EXPECT_TRUE(device.jobs.empty()) << "no job was begun";
+  EXPECT_EQ(device.serial.size(), 2 * kMinJobKeys - 1);
+}
+
+TEST(TranslationJobs, JobsCoverTheSortedFrameInOrderAtEvenBoundaries) {
+  constexpr uint32_t kKeys = 1000;
+  JobDevice device;
+  Renderer renderer(device, {.workers = 4});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  for (uint32_t i = 0; i < kKeys; ++i) bucket.add<cmd::Draw>(kKeys - i).vertexCount = kKeys - i;  // reversed
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_EQ(device.jobs.size(), 4u);
+  std::vector<JobDevice::Call> joined;
+  for (uint32_t j = 0; j < 4; ++j) {
+    const auto mine = own(device.jobs[j]);
+    EXPECT_EQ(mine.size(), kKeys * (j + 1) / 4 - kKeys * j / 4) << "job " << j << ": keys [n*j/4, n*(j+1)/4)";
+    joined.insert(joined.end(), mine.begin(), mine.end());
+  }
+  ASSERT_EQ(joined.size(), kKeys);
+  for (uint32_t i = 0; i < kKeys; ++i)
+    EXPECT_EQ(joined[i].head & 0xffffffffu, i + 1) << "sort order, position " << i;
+  EXPECT_TRUE(device.serial.empty());
+}
+
+TEST(TranslationJobs, EachJobStartsFromTheStateInForceAtItsFirstKey) {
+  constexpr uint32_t kDraws = 600;
+  JobDevice device;
+  Renderer renderer(device, {.workers = 2});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  uint32_t key = 0;
+  // State before the pass, then a closed pass, then an open one: job 1 (from key 301 on) must see the
+  // last value of each scope, the open pass and the open marker, in sort order, and nothing superseded.
+  bucket.add<cmd::SetViewport>(key++).width = 1;  // overridden below
+  bucket.add<cmd::BeginRenderPass>(key++).target = RenderTargetHandle{7};
+  bucket.add<cmd::EndRenderPass>(key++);
+  auto& texA = bucket.add<cmd::BindTexture>(key++);
+  texA.slot = 1;
+  texA.texture = TextureHandle{11};
+  auto& tex0 = bucket.add<cmd::BindTexture>(key++);
+  tex0.slot = 0;
+  tex0.texture = TextureHandle{10};
+  bucket.add<cmd::BeginRenderPass>(key++).target = RenderTargetHandle{8};
+  bucket.add<cmd::SetViewport>(key++).width = 2;
+  bucket.add<cmd::DebugMarkerBegin>(key++);
+  bucket.add<cmd::DebugMarkerBegin>(key++);
+  bucket.add<cmd::DebugMarkerEnd>(key++);
+  const uint32_t pushed = 0xabcd;
+  auto& push = bucket.add<cmd::PushConstants>(key++, sizeof pushed);
+  std::memcpy(bucket.aux(push).data(), &pushed, sizeof pushed);
+  for (uint32_t i = 0; i < kDraws / 2; ++i) bucket.add<cmd::Draw>(key++).vertexCount = 3;
+  auto& texB = bucket.add<cmd::BindTexture>(key++);  // after the boundary: job 1's own
+  texB.slot = 1;
+  texB.texture = TextureHandle{12};
+  for (uint32_t i = 0; i < kDraws / 2; ++i) bucket.add<cmd::Draw>(key++).vertexCount = 3;
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_EQ(device.jobs.size(), 2u);
+  EXPECT_TRUE(replayed(device.jobs[0]).empty()) << "the first job starts from nothing";
+  const auto prefix = replayed(device.jobs[1]);
+  using C = CommandType;
+  const std::vector<C> expected = {C::BindTexture, C::BindTexture,      C::BeginRenderPass,
+                                   C::SetViewport, C::DebugMarkerBegin, C::PushConstants};
+  ASSERT_EQ(prefix.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(prefix[i].type, expected[i]) << "replayed packet " << i;
+  EXPECT_EQ(prefix[0].head >> 32, 11u) << "slot 1: texture 11, bound before the boundary";
+  EXPECT_EQ(prefix[1].head >> 32, 10u) << "slot 0";
+  EXPECT_EQ(prefix[2].head & 0xffffffffu, 8u) << "the open pass, not the closed one";
+  // Job 1's own packets: the rest of the frame, from its first key on.
+  const auto mine = own(device.jobs[1]);
+  ASSERT_FALSE(mine.empty());
+  EXPECT_EQ(own(device.jobs[0]).size() + mine.size(), key) << "every key once, one packet each";
+}
+
+TEST(TranslationJobs, APassClosedBeforeTheBoundaryIsNotReplayed) {
+  JobDevice device;
+  Renderer renderer(device, {.workers = 2});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  uint32_t key = 0;
+  bucket.add<cmd::BeginRenderPass>(key++).target = RenderTargetHandle{7};
+  bucket.add<cmd::EndRenderPass>(key++);
+  bucket.add<cmd::DebugMarkerBegin>(key++);
+  bucket.add<cmd::DebugMarkerEnd>(key++);
+  for (uint32_t i = 0; i < 4 * kMinJobKeys; ++i) bucket.add<cmd::Draw>(key++).vertexCount = 3;
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_EQ(device.jobs.size(), 2u);
+  EXPECT_TRUE(replayed(device.jobs[1]).empty()) << "no pass and no marker is open at the boundary";
+}
+
+}  // namespace
+}  // namespace reel
