@@ -9,7 +9,12 @@
 //     return;
 //   }
 //   renderer.kick();  // each frame kicked from now on is captured
+//   if (auto failed = (*capture)->error()) std::fprintf(stderr, "%s\n", failed->c_str());  // disk full, ...
 //   if (auto done = (*capture)->finish(); !done) std::fprintf(stderr, "%s\n", done.error().message.c_str());
+//
+// A capture that cannot write (disk full, a file size limit, an I/O error) stops at once and keeps
+// what it wrote readable up to its last whole chunk; the app learns it from error() (poll it any time),
+// from CaptureOptions::onError (called once, on the writer thread, when it happens) and from finish().
 //
 // Or a frame range: {.path = "out.reel", .firstFrame = 500, .lastFrame = 502}; the trace then starts
 // with every resource alive at frame 500 (descriptor and contents read back from the device), so it
@@ -36,6 +41,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +69,10 @@ struct CaptureOptions {
   CompressionSettings compression = {};
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
+  // Called once, on the capture's writer thread, when a write fails and the capture stops: the message
+  // names the file and the error ("out.reel: write failed: File too large"). It must not call back
+  // into this Capture (error() included) or the renderer.
+  std::function<void(std::string_view)> onError = {};
 };
 
 struct CaptureStats {
@@ -102,6 +112,9 @@ class Capture final : public FrameObserver {
   // write error, if there was one. A finished capture is never called by the renderer again.
   Result<void> finish();
   bool finished() const;
+  // The write error that stopped the capture, once the writer has given up; nullopt while it writes
+  // (or wrote everything). Any thread.
+  std::optional<std::string> error() const;
 
   // An annotation for the frame being recorded: written just before that frame. Any thread that
   // records (not during kick()).
