@@ -133,7 +133,7 @@ class TimedDevice final : public Device {
     lastFrameNs.store(threadCpuNs() - frameStartNs, std::memory_order_release);
   }
   void waitIdle() override {}
-#define REEL_COMMAND(Name, Queue, ...)                                \
+#define REEL_COMMAND(Name, Semantics, ...)                                \
   void execute(const cmd::Name& p, const PacketContext& c) override { \
     inner_.execute(p, c);                                             \
   }

@@ -281,7 +281,7 @@ class TouchDevice final : public Device {
     return fail("touch device");
   }
 
-#define REEL_COMMAND(Name, Queue, ...)                                           \
+#define REEL_COMMAND(Name, Semantics, ...)                                           \
   void execute(const cmd::Name& packet, const PacketContext& context) override { \
     touch(packet, context);                                                      \
   }

@@ -228,26 +228,13 @@ void Capture::onFrameStart(const FrameStart& start) {
     r.createType = entry.createType;
     r.create = entry.payload;
     r.code = entry.aux;
-    if (entry.createType == CommandType::CreateBuffer) {
-      auto bytes = start.device->readBuffer(BufferHandle{entry.handle});
-      if (bytes) {
-        r.contents.push_back({0, std::move(bytes.value())});
-      } else {
-        r.readbackError = bytes.error().message;
-      }
-    } else if (entry.createType == CommandType::CreateTexture &&
-               entry.payload.size() >= sizeof(cmd::CreateTexture)) {
-      cmd::CreateTexture create;
-      std::memcpy(&create, entry.payload.data(), sizeof create);
-      for (uint32_t mip = 0; mip < std::max(1u, create.desc.mipLevels); ++mip) {
-        auto texels = start.device->readTexture(create.texture, mip);
-        if (!texels) {
-          r.readbackError = texels.error().message;
-          break;
-        }
-        r.contents.push_back({mip, std::move(texels.value())});
-      }
+    auto contents = readContents(*start.device, entry.createType, entry.payload);
+    if (!contents) {
+      r.readbackError = contents.error().message;
+      return;
     }
+    for (uint32_t mip = 0; mip < contents->size(); ++mip)
+      r.contents.push_back({mip, std::move((*contents)[mip])});
   });
   {
     std::lock_guard lock(s.mutex);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <string_view>
 
 namespace reel {
 namespace {
@@ -16,12 +17,22 @@ uint64_t layoutHash(const char* name, uint64_t size, std::span<const FieldInfo> 
   return h;
 }
 
+#define REEL_COMMAND(Name, Semantics, ...)                                                \
+  static_assert(fieldsFitSemantics(cmd::Name::kSemantics, FieldsOf<cmd::Name>::fields()), \
+                #Name ": its fields do not give what its semantics (" #Semantics ") promise");
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+
 std::array<CommandInfo, kCommandTypeCount> buildTable() {
   std::array<CommandInfo, kCommandTypeCount> table{};
   size_t i = 0;
-#define REEL_COMMAND(Name, Queue, ...)                                                                  \
-  table[i++] = CommandInfo{CommandType::Name, #Name, CommandQueue::Queue, sizeof(cmd::Name),            \
-                           FieldsOf<cmd::Name>::fields(),                                               \
+#define REEL_COMMAND(Name, Semantics, ...)                \
+  table[i++] = CommandInfo{CommandType::Name,             \
+                           #Name,                         \
+                           cmd::Name::kQueue,             \
+                           cmd::Name::kSemantics,         \
+                           sizeof(cmd::Name),             \
+                           FieldsOf<cmd::Name>::fields(), \
                            layoutHash(#Name, sizeof(cmd::Name), FieldsOf<cmd::Name>::fields())};
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND
@@ -35,23 +46,38 @@ std::span<const CommandInfo> commandTable() {
   return kTable;
 }
 
-std::optional<ResourceRequest> resourceRequestOf(CommandType type) {
-  switch (type) {
-#define REEL_KIND(Kind)                               \
-  case CommandType::Create##Kind:                     \
-    return ResourceRequest{ResourceKind::Kind, true}; \
-  case CommandType::Destroy##Kind:                    \
-    return ResourceRequest{ResourceKind::Kind, false};
-    REEL_KIND(Buffer)
-    REEL_KIND(Texture)
-    REEL_KIND(Sampler)
-    REEL_KIND(Shader)
-    REEL_KIND(Pipeline)
-    REEL_KIND(RenderTarget)
-#undef REEL_KIND
-    default:
-      return std::nullopt;
-  }
+CommandType createCommandOf(ResourceKind kind) {
+  return visitResourceKind(kind, []<ResourceKind K>() { return ResourceCommands<K>::Create::kType; });
+}
+CommandType destroyCommandOf(ResourceKind kind) {
+  return visitResourceKind(kind, []<ResourceKind K>() { return ResourceCommands<K>::Destroy::kType; });
+}
+
+std::optional<uint32_t> fieldU32(CommandType type, std::span<const std::byte> payload,
+                                 std::string_view name) {
+  if (type >= CommandType::Count) return std::nullopt;
+  const FieldInfo* f = findFieldNamed(commandInfo(type).fields, name);
+  if (!f || f->size != sizeof(uint32_t) || uint64_t{f->offset} + f->size > payload.size())
+    return std::nullopt;
+  uint32_t value;
+  std::memcpy(&value, payload.data() + f->offset, sizeof value);
+  return value;
+}
+
+std::optional<RenderTargetHandle> passTargetOf(CommandType type, std::span<const std::byte> payload) {
+  if (type >= CommandType::Count || semanticsOf(type).category != CommandCategory::BeginPass)
+    return std::nullopt;
+  const std::optional<uint32_t> target = fieldU32(type, payload, "target");
+  if (!target) return std::nullopt;
+  return RenderTargetHandle{*target};
+}
+
+const char* commandCategoryName(CommandCategory category) {
+  static constexpr const char* kNames[] = {"create",   "destroy",      "write",     "begin pass",
+                                           "end pass", "state",        "draw",      "dispatch",
+                                           "transfer", "begin marker", "end marker"};
+  const auto i = static_cast<size_t>(category);
+  return i < std::size(kNames) ? kNames[i] : "unknown";
 }
 
 const CommandInfo* findCommand(std::string_view name) {

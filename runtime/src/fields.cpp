@@ -101,6 +101,49 @@ std::string formatFields(std::span<const FieldInfo> fields, const void* data, si
   return out;
 }
 
+std::string formatSummary(std::string_view pattern, std::span<const FieldInfo> fields, const void* data,
+                          size_t size) {
+  std::string out;
+  const auto* bytes = static_cast<const std::byte*>(data);
+  // The field at a dotted path, with its offset from the start of the block.
+  auto find = [&](std::string_view path, uint64_t& offset) -> const FieldInfo* {
+    std::span<const FieldInfo> level = fields;
+    offset = 0;
+    while (true) {
+      const size_t dot = path.find('.');
+      const std::string_view name = path.substr(0, dot);
+      const FieldInfo* found = nullptr;
+      for (const FieldInfo& f : level) {
+        if (f.name && name == f.name) found = &f;
+      }
+      if (!found) return nullptr;
+      offset += found->offset;
+      if (dot == std::string_view::npos) return found;
+      level = found->children;
+      path = path.substr(dot + 1);
+    }
+  };
+  size_t at = 0;
+  while (at < pattern.size()) {
+    const size_t open = pattern.find('{', at);
+    const size_t close = open == std::string_view::npos ? open : pattern.find('}', open);
+    if (close == std::string_view::npos) {
+      out += pattern.substr(at);
+      break;
+    }
+    out += pattern.substr(at, open - at);
+    uint64_t offset = 0;
+    const FieldInfo* f = find(pattern.substr(open + 1, close - open - 1), offset);
+    if (!f || offset + f->size > size) {
+      out += '?';
+    } else {
+      formatValue(out, *f, bytes + offset);
+    }
+    at = close + 1;
+  }
+  return out;
+}
+
 void copyFields(std::span<const FieldInfo> fields, const void* from, void* to) {
   const auto* source = static_cast<const std::byte*>(from);
   auto* destination = static_cast<std::byte*>(to);

@@ -8,10 +8,23 @@
 namespace reel {
 
 const char* resourceKindName(ResourceKind kind) {
-  static constexpr const char* kNames[] = {"buffer", "texture",  "sampler",
-                                           "shader", "pipeline", "render_target"};
+  static constexpr const char* kNames[] = {
+#define REEL_RESOURCE_KIND(Kind, name, Contents, summary) #name,
+#include "reel/runtime/resource_kinds.inc"
+#undef REEL_RESOURCE_KIND
+  };
   const auto i = static_cast<size_t>(kind);
   return i < std::size(kNames) ? kNames[i] : "unknown";
+}
+
+const char* resourceSummaryOf(ResourceKind kind) {
+  static constexpr const char* kSummaries[] = {
+#define REEL_RESOURCE_KIND(Kind, name, Contents, summary) summary,
+#include "reel/runtime/resource_kinds.inc"
+#undef REEL_RESOURCE_KIND
+  };
+  const auto i = static_cast<size_t>(kind);
+  return i < std::size(kSummaries) ? kSummaries[i] : "";
 }
 
 std::string formatHandle(ResourceKind kind, uint32_t value) {

@@ -51,8 +51,7 @@ using detail::PhaseClock;
 constexpr size_t kPrefetchKeys = 16;
 
 bool isDestroy(CommandType type) {
-  const std::optional<ResourceRequest> request = resourceRequestOf(type);
-  return request && !request->creates;
+  return semanticsOf(type).category == CommandCategory::Destroy;
 }
 
 }  // namespace

@@ -54,7 +54,7 @@ T zeroed() {
 template <Command C, ResourceKind K>
 Handle<K> ResourceContext::create(Handle<K> C::*handleField, const decltype(C::desc)& desc,
                                   std::span<const std::byte> aux) {
-  const Handle<K> handle = std::get<static_cast<size_t>(K)>(pools_).allocate();
+  const Handle<K> handle = pools_.get<K>().allocate();
   if (handle.isNull()) return handle;
   auto packet = zeroed<C>();
   packet.*handleField = handle;
@@ -109,36 +109,21 @@ bool ResourceContext::writeTexture(TextureHandle texture, uint32_t mipLevel, uin
   return true;
 }
 
-template <ResourceKind K, Command Destroy>
-bool ResourceContext::destroyHandle(Handle<K> handle) {
-  if (!std::get<static_cast<size_t>(K)>(pools_).retire(handle)) return false;
+template <ResourceKind K>
+bool ResourceContext::destroy(Handle<K> handle) {
+  using Destroy = typename ResourceCommands<K>::Destroy;
+  if (!pools_.get<K>().retire(handle)) return false;
   auto packet = zeroed<Destroy>();
-  std::memcpy(static_cast<void*>(&packet), &handle,
-              sizeof handle);  // every Destroy* packet is its one handle
-  static_assert(sizeof(Destroy) == sizeof(Handle<K>));
+  static_assert(sizeof(Destroy) == sizeof(Handle<K>), "a destroy request is its one handle");
+  std::memcpy(static_cast<void*>(&packet), &handle, sizeof handle);
   std::lock_guard lock(mutex_);
   record(packet, {});
   return true;
 }
-
-bool ResourceContext::destroy(BufferHandle h) {
-  return destroyHandle<ResourceKind::Buffer, cmd::DestroyBuffer>(h);
-}
-bool ResourceContext::destroy(TextureHandle h) {
-  return destroyHandle<ResourceKind::Texture, cmd::DestroyTexture>(h);
-}
-bool ResourceContext::destroy(SamplerHandle h) {
-  return destroyHandle<ResourceKind::Sampler, cmd::DestroySampler>(h);
-}
-bool ResourceContext::destroy(ShaderHandle h) {
-  return destroyHandle<ResourceKind::Shader, cmd::DestroyShader>(h);
-}
-bool ResourceContext::destroy(PipelineHandle h) {
-  return destroyHandle<ResourceKind::Pipeline, cmd::DestroyPipeline>(h);
-}
-bool ResourceContext::destroy(RenderTargetHandle h) {
-  return destroyHandle<ResourceKind::RenderTarget, cmd::DestroyRenderTarget>(h);
-}
+#define REEL_RESOURCE_KIND(Kind, name, Contents, summary) \
+  template bool ResourceContext::destroy(Handle<ResourceKind::Kind> handle);
+#include "reel/runtime/resource_kinds.inc"
+#undef REEL_RESOURCE_KIND
 
 Result<void> ResourceContext::replayRequest(CommandType type, std::span<const std::byte> payload,
                                             std::span<const std::byte> aux) {
@@ -151,52 +136,17 @@ Result<void> ResourceContext::replayRequest(CommandType type, std::span<const st
   }
   uint32_t handle;  // every request but the writes starts with its handle; the writes too
   std::memcpy(&handle, payload.data(), sizeof handle);
-  bool ok = true;
-  switch (type) {
-    case CommandType::CreateBuffer:
-      ok = std::get<0>(pools_).adopt(BufferHandle{handle});
-      break;
-    case CommandType::CreateTexture:
-      ok = std::get<1>(pools_).adopt(TextureHandle{handle});
-      break;
-    case CommandType::CreateSampler:
-      ok = std::get<2>(pools_).adopt(SamplerHandle{handle});
-      break;
-    case CommandType::CreateShader:
-      ok = std::get<3>(pools_).adopt(ShaderHandle{handle});
-      break;
-    case CommandType::CreatePipeline:
-      ok = std::get<4>(pools_).adopt(PipelineHandle{handle});
-      break;
-    case CommandType::CreateRenderTarget:
-      ok = std::get<5>(pools_).adopt(RenderTargetHandle{handle});
-      break;
-    case CommandType::DestroyBuffer:
-      ok = std::get<0>(pools_).retire(BufferHandle{handle});
-      break;
-    case CommandType::DestroyTexture:
-      ok = std::get<1>(pools_).retire(TextureHandle{handle});
-      break;
-    case CommandType::DestroySampler:
-      ok = std::get<2>(pools_).retire(SamplerHandle{handle});
-      break;
-    case CommandType::DestroyShader:
-      ok = std::get<3>(pools_).retire(ShaderHandle{handle});
-      break;
-    case CommandType::DestroyPipeline:
-      ok = std::get<4>(pools_).retire(PipelineHandle{handle});
-      break;
-    case CommandType::DestroyRenderTarget:
-      ok = std::get<5>(pools_).retire(RenderTargetHandle{handle});
-      break;
-    default:
-      break;  // writes name a live handle; the device checks it
-  }
-  if (!ok) {
-    const std::optional<ResourceRequest> request = resourceRequestOf(type);
-    return fail(commandName(type), ": ", formatHandle(request ? request->kind : ResourceKind::Count, handle),
-                " cannot be ",
-                commandName(type)[0] == 'C' ? "created (its slot is live)" : "destroyed (it is not live)");
+  const CommandSemantics& semantics = semanticsOf(type);
+  // A write names a live handle; the device checks it.
+  if (semantics.category == CommandCategory::Create || semantics.category == CommandCategory::Destroy) {
+    const bool creates = semantics.category == CommandCategory::Create;
+    const bool ok = visitResourceKind(semantics.resource, [&]<ResourceKind K>() {
+      return creates ? pools_.get<K>().adopt(Handle<K>{handle}) : pools_.get<K>().retire(Handle<K>{handle});
+    });
+    if (!ok) {
+      return fail(commandName(type), ": ", formatHandle(semantics.resource, handle), " cannot be ",
+                  creates ? "created (its slot is live)" : "destroyed (it is not live)");
+    }
   }
   std::lock_guard lock(mutex_);
   recordBytes(type, payload, aux);
@@ -232,28 +182,10 @@ RequestStream& ResourceContext::handOver() {
 }
 
 void ResourceContext::recycle(CommandType destroyType, uint32_t handleValue) {
-  switch (destroyType) {
-    case CommandType::DestroyBuffer:
-      std::get<0>(pools_).recycle(BufferHandle{handleValue});
-      break;
-    case CommandType::DestroyTexture:
-      std::get<1>(pools_).recycle(TextureHandle{handleValue});
-      break;
-    case CommandType::DestroySampler:
-      std::get<2>(pools_).recycle(SamplerHandle{handleValue});
-      break;
-    case CommandType::DestroyShader:
-      std::get<3>(pools_).recycle(ShaderHandle{handleValue});
-      break;
-    case CommandType::DestroyPipeline:
-      std::get<4>(pools_).recycle(PipelineHandle{handleValue});
-      break;
-    case CommandType::DestroyRenderTarget:
-      std::get<5>(pools_).recycle(RenderTargetHandle{handleValue});
-      break;
-    default:
-      REEL_ASSERT(false, "recycle of a request that is not a destroy");
-  }
+  const CommandSemantics& semantics = semanticsOf(destroyType);
+  REEL_ASSERT(semantics.category == CommandCategory::Destroy, "recycle of a request that is not a destroy");
+  visitResourceKind(semantics.resource,
+                    [&]<ResourceKind K>() { pools_.get<K>().recycle(Handle<K>{handleValue}); });
 }
 
 }  // namespace reel

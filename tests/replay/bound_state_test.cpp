@@ -1,6 +1,6 @@
-// The replay engine's model of the device's bound state (replay/src/replay/bound_state.h): every sorted
-// command of commands.inc is classified, and the prefix it builds re-establishes exactly the state in
-// force (the open pass, the last bind of each point and slot, the push-constant bytes, open markers).
+// The replay engine's model of the device's bound state (replay/src/replay/bound_state.h), driven by the
+// semantics commands.inc declares: the prefix it builds re-establishes exactly the state in force (the
+// open pass, the last bind of each point and slot, the push-constant bytes, open markers).
 
 #include "bound_state.h"
 
@@ -11,33 +11,6 @@
 
 namespace reel::replay {
 namespace {
-
-struct ListedCommand {
-  CommandType type;
-  CommandQueue queue;
-  const char* name;
-};
-
-// The command list itself, not the enum: a command added to commands.inc shows up here with no other edit.
-constexpr ListedCommand kListed[] = {
-#define REEL_COMMAND(Name, Queue, ...) {CommandType::Name, CommandQueue::Queue, #Name},
-#include "reel/runtime/commands.inc"
-#undef REEL_COMMAND
-};
-
-TEST(BoundState, EverySortedCommandIsTrackedOrDeclaredStateless) {
-  ASSERT_EQ(std::size(kListed), kCommandTypeCount);
-  for (const ListedCommand& c : kListed) {
-    if (c.queue == CommandQueue::Sorted) {
-      EXPECT_TRUE(stateEffectOf(c.type).has_value())
-          << c.name << " is a sorted command that the bound-state model neither tracks nor declares "
-          << "stateless: add it to stateEffectOf() in replay/src/replay/bound_state.cpp, or a replay that "
-          << "continues a frame after it diverges";
-    } else {
-      EXPECT_FALSE(stateEffectOf(c.type).has_value()) << c.name << " is a resource request, not frame state";
-    }
-  }
-}
 
 template <Command T>
 std::vector<std::byte> bytesOf(const T& packet) {

@@ -142,7 +142,7 @@ class GatedDevice final : public Device {
     changed.notify_all();
   }
   void waitIdle() override {}
-#define REEL_COMMAND(Name, Queue, ...) \
+#define REEL_COMMAND(Name, Semantics, ...) \
   void execute(const cmd::Name&, const PacketContext&) override {}
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND

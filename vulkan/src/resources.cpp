@@ -39,9 +39,10 @@ vk::ReadScope bufferReads(uint32_t usage) {
   return r;
 }
 
-template <ResourceKind K>
-std::string resourceName(const char* command, Handle<K> handle) {
-  return std::string(command) + " " + formatHandle(handle);
+// "CreateTexture texture#3.1": the command and the handle it is about, for messages.
+template <Command T, ResourceKind K>
+std::string resourceName(const T&, Handle<K> handle) {
+  return std::string(commandName(T::kType)) + " " + formatHandle(handle);
 }
 
 }  // namespace
@@ -207,7 +208,7 @@ Result<void> VulkanDeviceImpl::clearTexture(vk::Texture& texture) {
 
 void VulkanDeviceImpl::execute(const cmd::CreateBuffer& p, const PacketContext& c) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateBuffer", p.buffer);
+  const std::string what = resourceName(p, p.buffer);
   if (p.buffer.isNull() || buffers_.find(p.buffer)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -252,7 +253,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateBuffer& p, const PacketContext& 
 
 void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext& c) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateTexture", p.texture);
+  const std::string what = resourceName(p, p.texture);
   if (p.texture.isNull() || textures_.find(p.texture)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -380,7 +381,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
 
 void VulkanDeviceImpl::execute(const cmd::CreateSampler& p, const PacketContext&) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateSampler", p.sampler);
+  const std::string what = resourceName(p, p.sampler);
   if (p.sampler.isNull() || samplers_.find(p.sampler)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -404,7 +405,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateSampler& p, const PacketContext&
 
 void VulkanDeviceImpl::execute(const cmd::CreateShader& p, const PacketContext& c) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateShader", p.shader);
+  const std::string what = resourceName(p, p.shader);
   if (p.shader.isNull() || shaders_.find(p.shader)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -432,7 +433,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateShader& p, const PacketContext& 
 
 void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext&) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreatePipeline", p.pipeline);
+  const std::string what = resourceName(p, p.pipeline);
   if (p.pipeline.isNull() || pipelineRecords_.find(p.pipeline)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -472,7 +473,7 @@ void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext
 
 void VulkanDeviceImpl::execute(const cmd::CreateRenderTarget& p, const PacketContext&) {
   REEL_REQUEST();
-  const std::string what = resourceName("CreateRenderTarget", p.target);
+  const std::string what = resourceName(p, p.target);
   if (p.target.isNull() || targets_.find(p.target)) {
     return reportError(what + ": null handle or slot already live");
   }
@@ -520,7 +521,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateRenderTarget& p, const PacketCon
 void VulkanDeviceImpl::execute(const cmd::WriteBuffer& p, const PacketContext& c) {
   REEL_REQUEST();
   auto* slot = buffers_.find(p.buffer);
-  const std::string what = resourceName("WriteBuffer", p.buffer);
+  const std::string what = resourceName(p, p.buffer);
   if (!slot) return reportError(what + ": the buffer is not live on the device");
   vk::Buffer& buffer = **slot;
   if (p.offset > buffer.desc.size || c.aux.size() > buffer.desc.size - p.offset) {
@@ -534,7 +535,7 @@ void VulkanDeviceImpl::execute(const cmd::WriteBuffer& p, const PacketContext& c
 void VulkanDeviceImpl::execute(const cmd::WriteTexture& p, const PacketContext& c) {
   REEL_REQUEST();
   auto* slot = textures_.find(p.texture);
-  const std::string what = resourceName("WriteTexture", p.texture);
+  const std::string what = resourceName(p, p.texture);
   if (!slot) return reportError(what + ": the texture is not live on the device");
   vk::Texture& texture = **slot;
   if (p.mipLevel >= texture.mipLevels) {
@@ -558,12 +559,12 @@ void VulkanDeviceImpl::execute(const cmd::WriteTexture& p, const PacketContext& 
 // ---------------------------------------------------------------------------------------------------------
 // Destroy: the object moves into this frame's garbage and dies when the GPU has finished the frame.
 
-#define REEL_DESTROY(Command, table, field)                                                    \
-  void VulkanDeviceImpl::execute(const cmd::Command& p, const PacketContext&) {                \
-    REEL_REQUEST();                                                                            \
-    auto object = table.take(p.field);                                                         \
-    if (!object) return reportError(resourceName(#Command, p.field) + ": handle is not live"); \
-    retire(std::move(*object));                                                                \
+#define REEL_DESTROY(Command, table, field)                                             \
+  void VulkanDeviceImpl::execute(const cmd::Command& p, const PacketContext&) {         \
+    REEL_REQUEST();                                                                     \
+    auto object = table.take(p.field);                                                  \
+    if (!object) return reportError(resourceName(p, p.field) + ": handle is not live"); \
+    retire(std::move(*object));                                                         \
   }
 REEL_DESTROY(DestroyBuffer, buffers_, buffer)
 REEL_DESTROY(DestroyTexture, textures_, texture)

@@ -75,7 +75,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void endFrame(uint64_t frame) override;
   void waitIdle() override;
 
-#define REEL_COMMAND(Name, Queue, ...) \
+#define REEL_COMMAND(Name, Semantics, ...) \
   void execute(const cmd::Name& packet, const PacketContext& context) override;
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND

@@ -6,8 +6,8 @@
 // each bind point and slot, the last viewport, scissor and index buffer, the push-constant writes whose
 // bytes are still current, and the debug markers still open.
 //
-// Which command sets what is decided in bound_state.cpp only (stateEffectOf); a test walks the command
-// list and fails for any sorted command it does not classify, so a new state command cannot be left out.
+// Which command sets what follows from the semantics each command declares in commands.inc (a pass
+// begin or end, state of a scope, a marker); the model keeps no list of commands of its own.
 //
 // Threading: one thread at a time.
 
@@ -23,30 +23,12 @@
 
 namespace reel::replay {
 
-// What a sorted command does to the state the device carries from one command to the next.
-enum class StateEffect : uint8_t {
-  None,             // uses the state, sets none of it: draws, dispatches, transfers
-  OpensPass,        // begins a render pass (which also resets viewport and scissor to the target)
-  ClosesPass,       //
-  BindsPipeline,    // one bind point per pipeline kind: graphics and compute
-  BindsSlot,        // one binding per (command, its `slot` field)
-  Sets,             // one value per command: the last one is in force
-  PushesConstants,  // writes bytes [offset, offset + aux size): the last write of each byte is in force
-  OpensMarker,      // debug markers nest
-  ClosesMarker,
-};
-
-// The effect of every sorted command; nothing for a command the model does not know (a resource request,
-// or a sorted command added to commands.inc without an entry in bound_state.cpp).
-std::optional<StateEffect> stateEffectOf(CommandType type);
-
 class BoundState {
  public:
   // `isCompute` says which bind point a pipeline binds to.
   explicit BoundState(std::function<bool(PipelineHandle)> isCompute) : isCompute_(std::move(isCompute)) {}
 
-  // Applies the packet at the next sorted position (position() before the call). A command without an
-  // effect in stateEffectOf is a broken contract.
+  // Applies the packet of a sorted command at the next sorted position (position() before the call).
   void apply(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux);
   uint64_t position() const { return position_; }
 

@@ -18,8 +18,8 @@ Result<std::unique_ptr<FrameFeeder>> FrameFeeder::create(Renderer& renderer, con
   return feeder;
 }
 
-FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header,
-                         trace::CommandMap commandMap, PacketEdit edit, KeyEdit keyEdit)
+FrameFeeder::FrameFeeder(Renderer& renderer, const trace::TraceHeader& header, trace::CommandMap commandMap,
+                         PacketEdit edit, KeyEdit keyEdit)
     : renderer_(renderer),
       header_(header),
       edit_(std::move(edit)),
@@ -92,8 +92,7 @@ Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame, Requests 
     auto type = mapCommand(request.type);
     if (!type) return fail("frame ", frame.number, ": a resource request: ", type.error().message);
     if (requests == Requests::HoldDestroys) {
-      const std::optional<ResourceRequest> resource = resourceRequestOf(*type);
-      if (resource && !resource->creates) continue;
+      if (semanticsOf(*type).category == CommandCategory::Destroy) continue;
     }
     const std::span<const std::byte> payload = edited(frame.number, UINT64_MAX, *type, request.payload);
     if (auto ok = renderer_.resources().replayRequest(*type, payload, request.aux); !ok) {
@@ -209,17 +208,16 @@ Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t
 
 void FrameFeeder::track(CommandType type, std::span<const std::byte> payload,
                         std::span<const std::byte> code) {
-  const std::optional<ResourceRequest> request = resourceRequestOf(type);
-  if (!request || payload.size() < sizeof(uint32_t)) return;
-  const auto [kind, creates] = *request;
+  const CommandSemantics& semantics = semanticsOf(type);
+  const bool creates = semantics.category == CommandCategory::Create;
+  if ((!creates && semantics.category != CommandCategory::Destroy) || payload.size() < sizeof(uint32_t))
+    return;
+  const ResourceKind kind = semantics.resource;
   uint32_t handle;
   std::memcpy(&handle, payload.data(), sizeof handle);  // every create and destroy names its handle first
   const uint64_t key = liveKey(kind, handle);
   if (!creates) {
     live_.erase(key);
-    if (kind == ResourceKind::RenderTarget) targets_.erase(handle);
-    if (kind == ResourceKind::Texture)
-      textures_.erase(handle);  // only a texture's: sampler #0 is not texture #0
     return;
   }
   LiveResource& live = live_[key];
@@ -229,19 +227,10 @@ void FrameFeeder::track(CommandType type, std::span<const std::byte> payload,
   live.create.assign(payload.begin(), payload.end());
   // Buffers' and textures' initial data is their contents, which a replay reads back from the device when
   // it needs them; a shader's code is part of what it is.
-  if (kind == ResourceKind::Shader) {
+  if (resourceContentsOf(kind) == ResourceContents::CreateData) {
     live.code.assign(code.begin(), code.end());
   } else {
     live.code.clear();
-  }
-  if (kind == ResourceKind::RenderTarget && payload.size() == sizeof(cmd::CreateRenderTarget)) {
-    cmd::CreateRenderTarget create;
-    std::memcpy(&create, payload.data(), sizeof create);
-    targets_[handle] = create.desc;
-  } else if (kind == ResourceKind::Texture && payload.size() == sizeof(cmd::CreateTexture)) {
-    cmd::CreateTexture create;
-    std::memcpy(&create, payload.data(), sizeof create);
-    textures_[handle] = create.desc;
   }
 }
 
@@ -259,17 +248,14 @@ Result<void> FrameFeeder::create(const LiveResource& resource, std::span<const s
 }
 
 Result<void> FrameFeeder::destroy(ResourceKind kind, uint32_t handle) {
-  // The destroy request of that kind: the command whose request destroys it, its handle the first field.
-  for (const CommandInfo& info : commandTable()) {
-    const std::optional<ResourceRequest> request = resourceRequestOf(info.type);
-    if (!request || request->kind != kind || request->creates) continue;
-    std::vector<std::byte> payload(info.size);
-    std::memcpy(payload.data(), &handle, std::min<size_t>(sizeof handle, payload.size()));
-    if (auto ok = renderer_.resources().replayRequest(info.type, payload, {}); !ok) return ok;
-    track(info.type, payload, {});
-    return {};
-  }
-  return fail("no command destroys a ", resourceKindName(kind));
+  if (kind >= ResourceKind::Count) return fail("destroy: not a resource kind");
+  // The kind's destroy request names its handle in the first field.
+  const CommandInfo& info = commandInfo(destroyCommandOf(kind));
+  std::vector<std::byte> payload(info.size);
+  std::memcpy(payload.data(), &handle, std::min<size_t>(sizeof handle, payload.size()));
+  if (auto ok = renderer_.resources().replayRequest(info.type, payload, {}); !ok) return ok;
+  track(info.type, payload, {});
+  return {};
 }
 
 void FrameFeeder::destroyAll() {
@@ -279,16 +265,6 @@ void FrameFeeder::destroyAll() {
   for (auto it = live_.rbegin(); it != live_.rend(); ++it)
     all.emplace_back(it->second.kind, it->second.handle);
   for (const auto& [kind, handle] : all) (void)destroy(kind, handle);
-}
-
-const RenderTargetDesc* FrameFeeder::renderTarget(RenderTargetHandle target) const {
-  const auto it = targets_.find(target.value);
-  return it == targets_.end() ? nullptr : &it->second;
-}
-
-const TextureDesc* FrameFeeder::texture(TextureHandle texture) const {
-  const auto it = textures_.find(texture.value);
-  return it == textures_.end() ? nullptr : &it->second;
 }
 
 void FrameFeeder::onFrame(const FrameView& frame) {

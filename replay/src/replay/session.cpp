@@ -8,6 +8,7 @@
 #include "reel/image/texels.h"
 #include "reel/replay/recorded_bucket.h"
 #include "reel/runtime/cpu_time.h"
+#include "reel/runtime/live_resources.h"
 #include "reel/runtime/null_device.h"
 #include "reel/vulkan/vulkan_device.h"
 
@@ -50,13 +51,6 @@ double msSince(std::chrono::steady_clock::time_point& mark) {
   const double ms = std::chrono::duration<double, std::milli>(now - mark).count();
   mark = now;
   return ms;
-}
-
-template <Command T>
-T packetFrom(std::span<const std::byte> bytes) {
-  T packet{};
-  std::memcpy(static_cast<void*>(&packet), bytes.data(), std::min(bytes.size(), sizeof packet));
-  return packet;
 }
 
 }  // namespace
@@ -231,29 +225,14 @@ Result<void> ReplaySession::takeCheckpoint(size_t index) {
   std::string error;
   renderer_->withIdleDevice([&](Device& device) {
     for (const auto& [key, live] : checkpoint.live) {
-      std::vector<std::vector<std::byte>> contents;
-      if (live.kind == ResourceKind::Buffer) {
-        auto bytes = device.readBuffer(BufferHandle{live.handle});
-        if (!bytes) {
-          error = bytes.error().message;
-          return;
-        }
-        contents.push_back(std::move(bytes.value()));
-      } else if (live.kind == ResourceKind::Texture) {
-        const auto create = packetFrom<cmd::CreateTexture>(live.create);
-        for (uint32_t mip = 0; mip < std::max(1u, create.desc.mipLevels); ++mip) {
-          auto texels = device.readTexture(TextureHandle{live.handle}, mip);
-          if (!texels) {
-            error = texels.error().message;
-            return;
-          }
-          contents.push_back(std::move(texels.value()));
-        }
-      } else {
-        continue;  // what the other kinds are lies in their create requests
+      auto contents = readContents(device, live.createType, live.create);
+      if (!contents) {
+        error = contents.error().message;
+        return;
       }
-      for (const auto& c : contents) checkpoint.bytes += c.size();
-      checkpoint.contents[key] = std::move(contents);
+      if (contents->empty()) continue;  // what the other kinds are lies in their create requests
+      for (const auto& c : *contents) checkpoint.bytes += c.size();
+      checkpoint.contents[key] = std::move(contents.value());
     }
   });
   // A checkpoint that cannot be read keeps the one before (still a state the replay went through).
@@ -304,17 +283,8 @@ Result<void> ReplaySession::restoreCheckpoint() {
   for (const auto& [key, contents] : checkpoint.contents) {
     const FrameFeeder::LiveResource& live = checkpoint.live.at(key);
     const bool created = std::find(recreated.begin(), recreated.end(), key) != recreated.end();
-    bool ok = true;
-    if (live.kind == ResourceKind::Buffer) {
-      ok = created || contents[0].empty() || rc.writeBuffer(BufferHandle{live.handle}, 0, contents[0]);
-    } else {
-      const auto create = packetFrom<cmd::CreateTexture>(live.create);
-      for (uint32_t mip = created ? 1 : 0; mip < contents.size() && ok; ++mip) {
-        const uint32_t w = std::max(1u, create.desc.width >> mip),
-                       h = std::max(1u, create.desc.height >> mip);
-        ok = rc.writeTexture(TextureHandle{live.handle}, mip, 0, 0, w, h, contents[mip]);
-      }
-    }
+    // A resource created again got its first contents (mip 0) as its initial data.
+    const bool ok = writeContents(rc, live.createType, live.create, contents, created ? 1 : 0);
     if (!ok) {
       return fail(where, ": ", formatHandle(live.kind, live.handle), " cannot be written");
     }
@@ -393,8 +363,8 @@ Result<void> ReplaySession::replayPartial(uint64_t stopAfterPackets, SeekResult&
   result.packetsRun = stop;
   ++result.framesReplayed;
   bound_ = std::make_unique<BoundState>([this](PipelineHandle pipeline) {
-    const FrameFeeder::LiveResource* live = feeder_->live(ResourceKind::Pipeline, pipeline.value);
-    return live && !packetFrom<cmd::CreatePipeline>(live->create).desc.computeShader.isNull();
+    const std::optional<PipelineDesc> desc = feeder_->desc(pipeline);
+    return desc && !desc->computeShader.isNull();
   });
   return {};
 }
@@ -516,7 +486,7 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
     // Any live texture with that slot (the generation is whichever the trace has alive now).
     for (uint32_t generation = 1; generation < 4096; ++generation) {
       const TextureHandle t = TextureHandle::make(choice.index, generation);
-      if (feeder_->texture(t)) {
+      if (feeder_->desc(t)) {
         name = "texture#" + std::to_string(choice.index);
         return t;
       }
@@ -525,7 +495,7 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
   }
   if (choice.kind == TargetChoice::Kind::RenderTarget) {
     for (uint32_t generation = 1; generation < 4096 && target.isNull(); ++generation) {
-      if (feeder_->renderTarget(RenderTargetHandle::make(choice.index, generation))) {
+      if (feeder_->desc(RenderTargetHandle::make(choice.index, generation))) {
         target = RenderTargetHandle::make(choice.index, generation);
       }
     }
@@ -533,17 +503,14 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
       return fail("frame ", frame.number, ": render target #", choice.index, " is not alive");
     }
   } else {
-    // The render pass that ran last: the last BeginRenderPass at or before the stop.
+    // The render pass that ran last: the last pass begun at or before the stop.
     for (const OrderedKey& k : order.sorted) {
       uint64_t position = k.firstPacket;
       frame.buckets[k.bucket].forEachInChain(k.key, [&](const trace::PacketRecord& p) {
         if (position++ >= stopAfterPackets) return;
-        cmd::BeginRenderPass begin;
-        if (feeder_->commandType(p.type) == CommandType::BeginRenderPass &&
-            p.payload.size() == sizeof begin) {
-          std::memcpy(&begin, p.payload.data(), sizeof begin);
-          target = begin.target;
-        }
+        if (const auto passTarget =
+                passTargetOf(feeder_->commandType(p.type).value_or(CommandType::Count), p.payload))
+          target = *passTarget;
       });
     }
     if (target.isNull()) {
@@ -551,7 +518,7 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
     }
     attachment = 0;
   }
-  const RenderTargetDesc* desc = feeder_->renderTarget(target);
+  const std::optional<RenderTargetDesc> desc = feeder_->desc(target);
   if (!desc) return fail("frame ", frame.number, ": render target #", target.index(), " is not alive");
   if (attachment >= desc->colorCount) {
     return fail("frame ", frame.number, ": render target #", target.index(), " has ", desc->colorCount,
@@ -575,7 +542,7 @@ bool ReplaySession::present(const trace::FrameRecord& frame, const FrameOrder& o
 }
 
 Result<TextureContents> ReplaySession::readTexture(TextureHandle texture, uint32_t mip) {
-  const TextureDesc* desc = feeder_->texture(texture);
+  const std::optional<TextureDesc> desc = feeder_->desc(texture);
   if (!desc) return fail("texture #", texture.index(), " is not alive");
   if (mip >= std::max(1u, desc->mipLevels)) {
     return fail("texture #", texture.index(), " has ", std::max(1u, desc->mipLevels), " mip levels, not ",

@@ -5,13 +5,10 @@
 #include <map>
 
 #include "model/key_fields.h"
+#include "reel/trace/command_map.h"
 
 namespace reel::viewer {
 namespace {
-
-bool isStateCommand(std::string_view name) {
-  return name.starts_with("Bind") || name.starts_with("Set") || name == "PushConstants";
-}
 
 // Counts state changes over the rows in one order. Where each command keeps its slot is looked up
 // once per command id; the last payload of each (type, slot) lives in a flat table for slots 0..15.
@@ -64,10 +61,12 @@ FrameStats computeStats(const trace::FrameRecord& frame, const FrameTable& table
   const size_t commandCount = header.commands.size();
   std::vector<TypeStats> byType(commandCount);
   std::vector<uint8_t> isState(commandCount, 0);
+  const auto commands = trace::CommandMap::fromHeader(header);
   for (size_t id = 0; id < commandCount; ++id) {
     byType[id].type = static_cast<uint16_t>(id);
     byType[id].name = std::string(header.commands[id].name);
-    isState[id] = isStateCommand(header.commands[id].name);
+    const auto semantics = commands.semantics(id);
+    isState[id] = semantics && semantics->category == CommandCategory::SetState;
   }
   std::vector<StateStats> states(commandCount);
 

@@ -4,22 +4,31 @@
 #include <charconv>
 
 #include "model/packet_fields.h"
+#include "reel/trace/command_map.h"
 
 namespace reel::viewer {
 
 PassTargets::PassTargets(const trace::FrameRecord& frame, const FrameTable& table,
                          const trace::TraceHeader& header) {
-  std::optional<uint16_t> beginType;
-  for (const trace::CommandDesc& c : header.commands) {
-    if (c.name == "BeginRenderPass") beginType = c.id;
+  // The commands that begin a pass, as this build declares them; their `target` read with the trace's
+  // own field table.
+  const auto commands = trace::CommandMap::fromHeader(header);
+  std::vector<const trace::CommandDesc*> passBegins(commands.size());
+  bool any = false;
+  for (size_t id = 0; id < commands.size(); ++id) {
+    const auto semantics = commands.semantics(id);
+    if (semantics && semantics->category == CommandCategory::BeginPass) {
+      passBegins[id] = header.command(static_cast<uint16_t>(id));
+      any = true;
+    }
   }
-  if (!beginType) return;
-  const trace::CommandDesc& desc = *header.command(*beginType);
+  if (!any) return;
   const auto order = table.sortedOrder();
   for (uint32_t pos = 0; pos < order.size(); ++pos) {
     const trace::PacketRecord p = packetOf(frame, table.row(order[pos]));
-    if (p.type != *beginType) continue;
-    const auto target = readField(desc.fields, p.payload, "target");
+    const trace::CommandDesc* desc = p.type < passBegins.size() ? passBegins[p.type] : nullptr;
+    if (!desc) continue;
+    const auto target = readField(desc->fields, p.payload, "target");
     if (!target || *target == 0) continue;
     const auto value = static_cast<uint32_t>(*target);
     begins_.emplace_back(pos, value);

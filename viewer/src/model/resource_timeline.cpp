@@ -5,14 +5,10 @@
 
 namespace reel::viewer {
 
-RequestKind requestKind(const trace::TraceHeader& header, uint16_t type) {
-  const trace::CommandDesc* desc = header.command(type);
-  if (!desc) return RequestKind::Other;
-  const std::string_view name = desc->name;
-  if (name.starts_with("Create")) return RequestKind::Create;
-  if (name.starts_with("Destroy")) return RequestKind::Destroy;
-  if (name.starts_with("Write")) return RequestKind::Write;
-  return RequestKind::Other;
+std::optional<CommandCategory> requestCategory(const trace::CommandMap& commands, uint16_t type) {
+  const auto semantics = commands.semantics(type);
+  if (!semantics || semantics->queue() != CommandQueue::Resource) return std::nullopt;
+  return semantics->category;
 }
 
 std::optional<std::pair<ResourceKind, uint32_t>> firstHandle(const trace::TraceHeader& header, uint16_t type,
@@ -62,25 +58,20 @@ ResourceInfo& ResourceTimeline::addCreated(std::pair<ResourceKind, uint32_t> han
 }
 
 void ResourceTimeline::addFrame(const trace::FrameRecord& frame, const trace::TraceHeader& header) {
+  const auto commands = trace::CommandMap::fromHeader(header);
   for (const trace::RequestRecord& request : frame.requests) {
-    const RequestKind kind = requestKind(header, request.type);
+    const std::optional<CommandCategory> category = requestCategory(commands, request.type);
     const auto handle = firstHandle(header, request.type, request.payload);
-    if (!handle) continue;
-    switch (kind) {
-      case RequestKind::Create:
-        addCreated(*handle, request.type, request.payload, frame.number).dataBytes = request.aux.size();
-        break;
-      case RequestKind::Destroy:
-        if (auto i = liveIndex(handle->first, handle->second)) {
-          all_[*i].destroyedFrame = frame.number;
-          live_.erase(liveKey(handle->first, handle->second));
-        }
-        break;
-      case RequestKind::Write:
-        if (auto i = liveIndex(handle->first, handle->second)) ++all_[*i].writes;
-        break;
-      case RequestKind::Other:
-        break;
+    if (!category || !handle) continue;
+    if (*category == CommandCategory::Create) {
+      addCreated(*handle, request.type, request.payload, frame.number).dataBytes = request.aux.size();
+    } else if (*category == CommandCategory::Destroy) {
+      if (auto i = liveIndex(handle->first, handle->second)) {
+        all_[*i].destroyedFrame = frame.number;
+        live_.erase(liveKey(handle->first, handle->second));
+      }
+    } else if (auto i = liveIndex(handle->first, handle->second)) {
+      ++all_[*i].writes;
     }
   }
 }
@@ -92,8 +83,7 @@ std::vector<ResourceInfo> ResourceTimeline::aliveAt(uint64_t number) const {
   }
   std::stable_sort(out.begin(), out.end(), [](const ResourceInfo& a, const ResourceInfo& b) {
     if (a.kind != b.kind) return a.kind < b.kind;
-    return (a.handle & Handle<ResourceKind::Buffer>::kIndexMask) <
-           (b.handle & Handle<ResourceKind::Buffer>::kIndexMask);
+    return (a.handle & kHandleIndexMask) < (b.handle & kHandleIndexMask);
   });
   return out;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reel/runtime/handle.h"
+#include "reel/trace/command_map.h"
 #include "reel/trace/header.h"
 #include "reel/trace/records.h"
 
@@ -55,8 +56,9 @@ class ResourceTimeline {
 };
 
 // What a request does, from its command's name.
-enum class RequestKind : uint8_t { Create, Destroy, Write, Other };
-RequestKind requestKind(const trace::TraceHeader& header, uint16_t type);
+// Whether a trace's request creates, writes or destroys, as this build declares the command of its name;
+// nothing for a command that is not a resource request or does not replay.
+std::optional<CommandCategory> requestCategory(const trace::CommandMap& commands, uint16_t type);
 // The first handle a packet names (the resource a request is about), by the trace's field table.
 std::optional<std::pair<ResourceKind, uint32_t>> firstHandle(const trace::TraceHeader& header, uint16_t type,
                                                              std::span<const std::byte> payload);

@@ -47,7 +47,7 @@ void SteppingReplay::readBack(const ReplayRequest& request, ReplayOutcome& outco
     r.source = source;
     r.texture = source.handle;
     if (source.kind != ImageSource::Kind::Texture) {
-      const RenderTargetDesc* target = live.renderTarget(RenderTargetHandle{source.handle});
+      const std::optional<RenderTargetDesc> target = live.desc(RenderTargetHandle{source.handle});
       if (!target) {
         r.error = handleName(ResourceKind::RenderTarget, source.handle) + " is not alive in this frame";
         outcome.images.push_back(std::move(r));
@@ -64,7 +64,7 @@ void SteppingReplay::readBack(const ReplayRequest& request, ReplayOutcome& outco
         r.texture = target->colors[source.attachment].value;
       }
     }
-    if (r.error.empty() && !live.texture(TextureHandle{r.texture})) {
+    if (r.error.empty() && !live.desc(TextureHandle{r.texture})) {
       r.error = handleName(ResourceKind::Texture, r.texture) + " is not alive in this frame";
     }
     if (r.error.empty()) {

@@ -15,27 +15,7 @@ namespace {
 std::string brief(const trace::TraceHeader& header, const ResourceInfo& r) {
   const trace::CommandDesc* desc = header.command(r.createType);
   if (!desc) return {};
-  auto field = [&](const char* path) { return readField(desc->fields, r.create, path); };
-  char buf[160];
-  switch (r.kind) {
-    case ResourceKind::Buffer:
-      std::snprintf(buf, sizeof buf, "%s", formatBytes(field("desc.size").value_or(0)).c_str());
-      return buf;
-    case ResourceKind::Texture: {
-      const auto format = field("desc.format").value_or(0);
-      const auto names = enumNames(Format{});
-      std::snprintf(buf, sizeof buf, "%" PRIu64 "x%" PRIu64 " %s, %" PRIu64 " mips",
-                    field("desc.width").value_or(0), field("desc.height").value_or(0),
-                    format < names.size() ? names[format] : "?", field("desc.mipLevels").value_or(1));
-      return buf;
-    }
-    case ResourceKind::RenderTarget:
-      std::snprintf(buf, sizeof buf, "%" PRIu64 " color%s", field("desc.colorCount").value_or(0),
-                    field("desc.depth").value_or(0) ? " + depth" : "");
-      return buf;
-    default:
-      return {};
-  }
+  return formatSummary(resourceSummaryOf(r.kind), desc->fields, r.create.data(), r.create.size());
 }
 
 }  // namespace
@@ -96,7 +76,7 @@ std::vector<ImageSource> ResourcesPanel::imagesOf(const ViewerState& state,
                                                   const ResourceInfo& resource) const {
   const ResourceInfo* r = &resource;
   std::vector<ImageSource> out;
-  if (r->kind == ResourceKind::Texture) {
+  if (resourceContentsOf(r->kind) == ResourceContents::Mips) {
     out.push_back({ImageSource::Kind::Texture, r->handle, 0});
   } else if (r->kind == ResourceKind::RenderTarget) {
     const trace::CommandDesc* desc = state.doc->header().command(r->createType);
@@ -113,7 +93,7 @@ std::vector<ImageSource> ResourcesPanel::imagesOf(const ViewerState& state,
 std::vector<uint32_t> ResourcesPanel::wantedBuffers(ViewerState& state) {
   refresh(state);
   const ResourceInfo* r = selectedInfo(state);
-  if (r && r->kind == ResourceKind::Buffer) return {r->handle};
+  if (r && resourceContentsOf(r->kind) == ResourceContents::Bytes) return {r->handle};
   return {};
 }
 
@@ -191,7 +171,7 @@ void ResourcesPanel::drawDetails(ViewerState& state) {
   if (r->writes) ImGui::TextDisabled("%u write requests", r->writes);
   if (r->dataBytes) {
     ImGui::TextDisabled("%s of %s recorded", formatBytes(r->dataBytes).c_str(),
-                        r->kind == ResourceKind::Shader ? "code" : "contents");
+                        resourceContentsOf(r->kind) == ResourceContents::CreateData ? "code" : "contents");
   }
   auto descriptor = [&] {
     if (const trace::CommandDesc* desc = header.command(r->createType)) {
@@ -200,20 +180,19 @@ void ResourcesPanel::drawDetails(ViewerState& state) {
   };
   // Images first (they are what one looks for), then the descriptor; a buffer's hex dump last.
   const uint64_t stop = ImagePanel::stopAfterPackets(state);
-  if (r->kind == ResourceKind::Texture || r->kind == ResourceKind::RenderTarget) {
+  const std::vector<ImageSource> sources = imagesOf(state, *r);  // not wantedImages(): it refreshes alive_
+  if (!sources.empty()) {
     ImGui::Separator();
     if (stop == UINT64_MAX) {
       ImGui::TextDisabled("contents after the whole frame");
     } else {
       ImGui::TextDisabled("contents after sorted command #%" PRIu64, stop - 1);
     }
-    // Not wantedImages(): it refreshes alive_, which `r` points into.
-    const auto sources = imagesOf(state, *r);
     if (shown_.size() < sources.size()) shown_.resize(sources.size());
     for (size_t i = 0; i < sources.size(); ++i) drawReadback(state, sources[i], i);
     ImGui::Separator();
     descriptor();
-  } else if (r->kind != ResourceKind::Buffer) {
+  } else if (resourceContentsOf(r->kind) != ResourceContents::Bytes) {
     descriptor();
   } else {
     descriptor();

@@ -105,8 +105,16 @@ class FrameFeeder final : public FrameObserver {
   void destroyAll();
 
   // What the replay knows of a live render target / texture (their create requests).
-  const RenderTargetDesc* renderTarget(RenderTargetHandle target) const;
-  const TextureDesc* texture(TextureHandle texture) const;
+  // The descriptor a live resource was created with; nothing when it is not live.
+  template <ResourceKind K>
+  std::optional<DescOf<K>> desc(Handle<K> handle) const {
+    using Create = typename ResourceCommands<K>::Create;
+    const LiveResource* resource = live(K, handle.value);
+    if (!resource || resource->create.size() != sizeof(Create)) return std::nullopt;
+    Create create;
+    std::memcpy(static_cast<void*>(&create), resource->create.data(), sizeof create);
+    return create.desc;
+  }
 
   // Frames whose replayed sorted order differed from the recorded one (render thread writes, read after
   // Renderer::flushAndWait).
@@ -133,9 +141,6 @@ class FrameFeeder final : public FrameObserver {
 
   Renderer& renderer_;
   LiveMap live_;
-  // What live targets and textures are, as their structs (the create requests in live_ are bytes).
-  std::unordered_map<uint32_t, RenderTargetDesc> targets_;
-  std::unordered_map<uint32_t, TextureDesc> textures_;
   const trace::TraceHeader& header_;
   PacketEdit edit_;
   KeyEdit keyEdit_;

@@ -34,9 +34,11 @@ struct AbiStamp {
     mix(sizeof(KeyEntry));
     mix(sizeof(TagRecord));
     mix(kCommandTypeCount);
-#define REEL_COMMAND(Name, Queue, ...)                           \
+#define REEL_COMMAND(Name, Semantics, ...)                           \
   mix(sizeof(cmd::Name));                                        \
-  mix(static_cast<uint64_t>(CommandQueue::Queue));               \
+  mix(static_cast<uint64_t>(cmd::Name::kSemantics.category));    \
+  mix(static_cast<uint64_t>(cmd::Name::kSemantics.resource));    \
+  mix(static_cast<uint64_t>(cmd::Name::kSemantics.state));       \
   for (const FieldInfo& field : FieldsOf<cmd::Name>::fields()) { \
     mix(field.offset);                                           \
     mix(field.size);                                             \

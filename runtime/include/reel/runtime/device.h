@@ -55,7 +55,7 @@ class Device {
   // Blocks until every submitted frame is finished.
   virtual void waitIdle() = 0;
 
-#define REEL_COMMAND(Name, Queue, ...) \
+#define REEL_COMMAND(Name, Semantics, ...) \
   virtual void execute(const cmd::Name& packet, const PacketContext& context) = 0;
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "reel/runtime/enums.h"
@@ -71,6 +72,10 @@ constexpr FieldInfo makeField(const char* name, size_t offset, uint32_t count) {
 // "name=value name=[a, b] desc={width=4 ...}" for a block of bytes laid out as `fields` describe.
 // Reads only inside [data, data + size): a field past the end prints as "?".
 std::string formatFields(std::span<const FieldInfo> fields, const void* data, size_t size);
+// `pattern` with every "{path}" replaced by the value of the field at that dotted path ("desc.width"),
+// printed as formatFields prints it; "?" for a path the fields lack or that lies past `size`.
+std::string formatSummary(std::string_view pattern, std::span<const FieldInfo> fields, const void* data,
+                          size_t size);
 
 // Copies every field of a block laid out as `fields` describe (nested structs field by field), and no
 // padding: padding of a caller's struct is indeterminate, and packets go to traces byte for byte, so a

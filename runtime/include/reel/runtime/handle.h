@@ -12,17 +12,93 @@
 // generation: a handle kept past destroy is *stale* and is detected, never dereferenced. A handle whose
 // slot was never allocated by this pool, or whose index is past the pool, is *foreign*.
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "reel/runtime/assert.h"
 
 namespace reel {
 
-enum class ResourceKind : uint8_t { Buffer, Texture, Sampler, Shader, Pipeline, RenderTarget, Count };
+enum class ResourceKind : uint8_t {
+#define REEL_RESOURCE_KIND(Kind, name, Contents, summary) Kind,
+#include "reel/runtime/resource_kinds.inc"
+#undef REEL_RESOURCE_KIND
+  Count
+};
+inline constexpr size_t kResourceKindCount = static_cast<size_t>(ResourceKind::Count);
+
+// What a state rebuilt mid-capture needs of a live resource beside its create request.
+enum class ResourceContents : uint8_t {
+  None,        // the create request is all of it
+  Bytes,       // its bytes on the device: read back whole, written back with one write request
+  Mips,        // its texels on the device, mip by mip
+  CreateData,  // the create request's auxiliary data (a shader's code)
+};
+
+// "texture", "render_target", ...; "unknown" past the list.
 const char* resourceKindName(ResourceKind kind);
+// The kind's one-line summary pattern over its create request's fields (resource_kinds.inc); "" past the
+// list.
+const char* resourceSummaryOf(ResourceKind kind);
+constexpr ResourceContents resourceContentsOf(ResourceKind kind) {
+  constexpr ResourceContents kContents[] = {
+#define REEL_RESOURCE_KIND(Kind, name, Contents, summary) ResourceContents::Contents,
+#include "reel/runtime/resource_kinds.inc"
+#undef REEL_RESOURCE_KIND
+  };
+  const auto i = static_cast<size_t>(kind);
+  return i < std::size(kContents) ? kContents[i] : ResourceContents::None;
+}
+
+// Calls fn.template operator()<K>() with the kind as a template argument, for a kind known only at run
+// time: how generic code reaches per-kind tables without a switch of its own. Returns what fn returns;
+// `kind` must be a listed kind.
+template <typename Fn>
+decltype(auto) visitResourceKind(ResourceKind kind, Fn&& fn) {
+  return [&]<size_t... I>(std::index_sequence<I...>)->decltype(auto) {
+    using Result = decltype(fn.template operator()<ResourceKind{}>());
+    using Entry = Result (*)(Fn&);
+    static constexpr Entry kTable[] = {
+        [](Fn& f) -> Result { return f.template operator()<static_cast<ResourceKind>(I)>(); }...};
+    REEL_ASSERT(static_cast<size_t>(kind) < sizeof...(I), "visitResourceKind: not a resource kind");
+    return kTable[static_cast<size_t>(kind)](fn);
+  }
+  (std::make_index_sequence<kResourceKindCount>{});
+}
+
+// Calls fn.template operator()<K>() for every kind, in the list's (dependency) order.
+template <typename Fn>
+void forEachResourceKind(Fn&& fn) {
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (fn.template operator()<static_cast<ResourceKind>(I)>(), ...);
+  }
+  (std::make_index_sequence<kResourceKindCount>{});
+}
+
+// One T<K> per kind: a device's resource tables, a context's handle pools.
+template <template <ResourceKind> class T>
+class PerResourceKind {
+ public:
+  template <ResourceKind K>
+  T<K>& get() {
+    return std::get<static_cast<size_t>(K)>(items_);
+  }
+  template <ResourceKind K>
+  const T<K>& get() const {
+    return std::get<static_cast<size_t>(K)>(items_);
+  }
+
+ private:
+  template <size_t... I>
+  static auto makeItems(std::index_sequence<I...>) -> std::tuple<T<static_cast<ResourceKind>(I)>...>;
+  decltype(makeItems(std::make_index_sequence<kResourceKindCount>{})) items_;
+};
 
 // The split of a handle's 32 bits, the same for every kind.
 inline constexpr uint32_t kHandleIndexBits = 20;
@@ -56,12 +132,9 @@ std::string formatHandle(Handle<Kind> handle) {
   return formatHandle(Kind, handle.value);
 }
 
-using BufferHandle = Handle<ResourceKind::Buffer>;
-using TextureHandle = Handle<ResourceKind::Texture>;
-using SamplerHandle = Handle<ResourceKind::Sampler>;
-using ShaderHandle = Handle<ResourceKind::Shader>;
-using PipelineHandle = Handle<ResourceKind::Pipeline>;
-using RenderTargetHandle = Handle<ResourceKind::RenderTarget>;
+#define REEL_RESOURCE_KIND(Kind, name, Contents, summary) using Kind##Handle = Handle<ResourceKind::Kind>;
+#include "reel/runtime/resource_kinds.inc"
+#undef REEL_RESOURCE_KIND
 
 enum class HandleState : uint8_t { Live, Null, Stale, Foreign };
 const char* handleStateName(HandleState state);

@@ -8,8 +8,23 @@
 #include <vector>
 
 #include "reel/runtime/commands.h"
+#include "reel/runtime/result.h"
 
 namespace reel {
+
+class Device;
+class ResourceContext;
+
+// The contents of a live resource that its create request does not hold (resourceContentsOf its kind):
+// a buffer's bytes, a texture's mips (index = mip), read from the device; empty for the other kinds.
+// `create` is the resource's create request. Device thread, or a device that is idle.
+Result<std::vector<std::vector<std::byte>>> readContents(Device& device, CommandType createType,
+                                                         std::span<const std::byte> create);
+// Records write requests that put `contents` (as readContents returns them) back, from mip `firstMip`
+// (a resource just created with mip 0 as its initial data starts at 1). False when a write is refused
+// (the resource is not live).
+bool writeContents(ResourceContext& resources, CommandType createType, std::span<const std::byte> create,
+                   std::span<const std::vector<std::byte>> contents, uint32_t firstMip = 0);
 
 class LiveResources {
  public:
@@ -17,7 +32,8 @@ class LiveResources {
     CommandType createType = CommandType::Count;
     uint32_t handle = 0;
     std::vector<std::byte> payload;  // the create packet
-    std::vector<std::byte> aux;      // kept for shaders (their code); contents of buffers and textures are read back
+    std::vector<std::byte>
+        aux;  // kept for shaders (their code); contents of buffers and textures are read back
   };
 
   // Render thread, as requests are applied.

@@ -30,14 +30,12 @@ class NullDevice final : public Device {
     }
   };
 
-  // What the device holds for a buffer / texture.
-  struct BufferState {
-    BufferDesc desc;
+  // What the device holds for a resource: its descriptor, and its contents (resourceContentsOf its kind):
+  // a buffer's bytes, a texture's mip 0.
+  template <ResourceKind K>
+  struct Resource {
+    DescOf<K> desc;
     std::vector<std::byte> bytes;
-  };
-  struct TextureState {
-    TextureDesc desc;
-    std::vector<std::byte> mip0;
   };
 
   explicit NullDevice(bool recordCalls = true, DeviceInfo info = {"null", "reel null device", "0", "null"})
@@ -57,8 +55,10 @@ class NullDevice final : public Device {
   void endFrame(uint64_t frame) override;
   void waitIdle() override {}
 
-#define REEL_COMMAND(Name, Queue, ...) \
-  void execute(const cmd::Name& packet, const PacketContext& context) override;
+#define REEL_COMMAND(Name, Semantics, ...)                                       \
+  void execute(const cmd::Name& packet, const PacketContext& context) override { \
+    apply(packet, context);                                                      \
+  }
 #include "reel/runtime/commands.inc"
 #undef REEL_COMMAND
 
@@ -75,10 +75,24 @@ class NullDevice final : public Device {
   uint32_t liveResources() const;
 
  private:
-  template <Command T>
-  void record(const T& packet, const PacketContext& context);
   template <ResourceKind K>
-  bool check(Handle<K> handle, const char* command, const char* field);
+  using Table = ResourceTable<K, Resource<K>>;
+
+  // Every command: a create or destroy keeps its kind's table, a command that changes contents changes
+  // them (change()), and every command is checked and recorded.
+  template <Command T>
+  void apply(const T& packet, const PacketContext& context);
+  // What a command does to the contents the device keeps; nothing for most.
+  template <Command T>
+  void change(const T&, const PacketContext&) {}
+  void change(const cmd::WriteBuffer& p, const PacketContext& c);
+  void change(const cmd::UpdateBuffer& p, const PacketContext& c);
+  void change(const cmd::CopyBuffer& p, const PacketContext& c);
+  void change(const cmd::WriteTexture& p, const PacketContext& c);
+  void change(const cmd::CopyTexture& p, const PacketContext& c);
+  // False when a handle the packet names (other than the one a create or destroy is about) is not live.
+  template <Command T>
+  bool checkHandles(const T& packet);
 
   bool recordCalls_;
   DeviceInfo info_;
@@ -92,15 +106,10 @@ class NullDevice final : public Device {
   };
   std::mutex readbackMutex_;  // requestReadback may be called from any thread
   std::vector<ReadbackRequest> readbacks_;
-  void writeTexels(TextureState& texture, uint32_t x, uint32_t y, uint32_t width, uint32_t height,
-                   const std::byte* texels, uint32_t sourcePitch);
+  void writeTexels(Resource<ResourceKind::Texture>& texture, uint32_t x, uint32_t y, uint32_t width,
+                   uint32_t height, const std::byte* texels, uint32_t sourcePitch);
 
-  ResourceTable<ResourceKind::Buffer, BufferState> buffers_;
-  ResourceTable<ResourceKind::Texture, TextureState> textures_;
-  ResourceTable<ResourceKind::Sampler, SamplerDesc> samplers_;
-  ResourceTable<ResourceKind::Shader, ShaderDesc> shaders_;
-  ResourceTable<ResourceKind::Pipeline, PipelineDesc> pipelines_;
-  ResourceTable<ResourceKind::RenderTarget, RenderTargetDesc> targets_;
+  PerResourceKind<Table> tables_;
 };
 
 }  // namespace reel

@@ -74,12 +74,8 @@ class ResourceContext {
   bool writeBuffer(BufferHandle buffer, uint64_t offset, std::span<const std::byte> data);
   bool writeTexture(TextureHandle texture, uint32_t mipLevel, uint32_t x, uint32_t y, uint32_t width,
                     uint32_t height, std::span<const std::byte> texels);
-  bool destroy(BufferHandle handle);
-  bool destroy(TextureHandle handle);
-  bool destroy(SamplerHandle handle);
-  bool destroy(ShaderHandle handle);
-  bool destroy(PipelineHandle handle);
-  bool destroy(RenderTargetHandle handle);
+  template <ResourceKind K>
+  bool destroy(Handle<K> handle);
 
   // Records a request read from a trace, as it was recorded: a create adopts the handle the trace
   // names (so the trace's packets need no remapping), a destroy retires it. `payload` must be the
@@ -93,7 +89,7 @@ class ResourceContext {
 
   template <ResourceKind K>
   HandleState state(Handle<K> handle) const {
-    return std::get<static_cast<size_t>(K)>(pools_).state(handle);
+    return pools_.get<K>().state(handle);
   }
   template <ResourceKind K>
   bool isLive(Handle<K> handle) const {
@@ -111,13 +107,8 @@ class ResourceContext {
   void recordBytes(CommandType type, std::span<const std::byte> payload, std::span<const std::byte> aux);
   template <Command C, ResourceKind K>
   Handle<K> create(Handle<K> C::*handleField, const decltype(C::desc)& desc, std::span<const std::byte> aux);
-  template <ResourceKind K, Command Destroy>
-  bool destroyHandle(Handle<K> handle);
 
-  std::tuple<HandlePool<ResourceKind::Buffer>, HandlePool<ResourceKind::Texture>,
-             HandlePool<ResourceKind::Sampler>, HandlePool<ResourceKind::Shader>,
-             HandlePool<ResourceKind::Pipeline>, HandlePool<ResourceKind::RenderTarget>>
-      pools_;
+  PerResourceKind<HandlePool> pools_;
   std::mutex mutex_;
   std::array<std::unique_ptr<RequestStream>, kMaxFramesInFlight + 1 + kMaxObserverRetainedFrames> streams_;
   RequestStream* current_ = nullptr;

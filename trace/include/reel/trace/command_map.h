@@ -17,6 +17,7 @@
 //   }
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,13 @@ class CommandMap {
     return traceId < entries_.size() ? entries_[traceId].type : CommandType::Count;
   }
   Mismatch mismatch(size_t traceId) const;
+  // What a trace command does, as this build's command of its name declares it; nothing when it does not
+  // replay (a tool then treats it as a command it knows nothing about).
+  std::optional<CommandSemantics> semantics(size_t traceId) const {
+    const CommandType type = (*this)[traceId];
+    if (type == CommandType::Count) return std::nullopt;
+    return semanticsOf(type);
+  }
   // This build's type, or why not, in one message that names the command: what every tool prints.
   Result<CommandType> map(size_t traceId) const;
 
