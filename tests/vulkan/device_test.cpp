@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "context.h"
@@ -129,6 +130,7 @@ TEST_F(VulkanTest, UnsupportedTextureFormatIsReported) {
 TEST(VulkanPipelineCache, IsSavedAndLoadedAgain) {
   const std::string path = ::testing::TempDir() + "reel_pipeline_cache_test.bin";
   std::remove(path.c_str());
+  uint64_t savedBytes = 0;  // what the first run left in the file
   for (int run = 0; run < 2; ++run) {
     VulkanDeviceOptions options = validatedOptions();
     options.pipelineCachePath = path;
@@ -147,7 +149,13 @@ TEST(VulkanPipelineCache, IsSavedAndLoadedAgain) {
       renderer.kick();
     }
     EXPECT_EQ((*device)->errorCount(), 0u) << joinErrors((*device)->takeErrors());
+    // The first run finds no file; the second hands the driver exactly the file the first one saved.
+    EXPECT_EQ((*device)->stats().pipelineCacheBytesLoaded, savedBytes) << "run " << run;
     device->reset();  // saves the cache
+    std::error_code ec;
+    savedBytes = std::filesystem::file_size(path, ec);
+    ASSERT_FALSE(ec) << "run " << run << ": no cache file at " << path;
+    ASSERT_GE(savedBytes, 32u) << "a cache header at least";
     // A VkPipelineCacheHeaderVersionOne at least (lavapipe caches nothing past it; GPU drivers do).
     std::ifstream file(path, std::ios::binary);
     ASSERT_TRUE(file.good()) << "run " << run << ": no cache file at " << path;

@@ -61,7 +61,9 @@ Result<void> PipelineLibrary::init(const std::string& cachePath) {
   cacheInfo.initialDataSize = data.size();
   cacheInfo.pInitialData = data.empty() ? nullptr : data.data();
   VkPipelineCache cache = VK_NULL_HANDLE;
+  cacheBytesLoaded_ = data.size();
   if (VkResult r = fns_.t.vkCreatePipelineCache(fns_.device, &cacheInfo, nullptr, &cache); r != VK_SUCCESS) {
+    cacheBytesLoaded_ = 0;
     cacheInfo.initialDataSize = 0;  // a corrupt file must not stop the device
     cacheInfo.pInitialData = nullptr;
     if ((r = fns_.t.vkCreatePipelineCache(fns_.device, &cacheInfo, nullptr, &cache)) != VK_SUCCESS) {

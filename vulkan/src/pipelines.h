@@ -57,6 +57,7 @@ class PipelineLibrary {
   Result<void> saveCache() const;
   uint64_t created() const { return created_; }
   uint64_t shared() const { return shared_; }
+  uint64_t cacheBytesLoaded() const { return cacheBytesLoaded_; }
 
  private:
   Result<OwnedPipeline> createGraphics(const PipelineDesc& desc, VkShaderModule vertex,
@@ -71,6 +72,7 @@ class PipelineLibrary {
   std::unordered_map<std::string, std::weak_ptr<const PipelineObject>> dedup_;
   uint64_t created_ = 0;
   uint64_t shared_ = 0;
+  uint64_t cacheBytesLoaded_ = 0;
 };
 
 }  // namespace reel::vk

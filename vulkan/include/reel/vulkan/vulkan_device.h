@@ -89,6 +89,9 @@ struct VulkanDeviceStats {
   uint64_t renderPassSuspensions = 0;  // a pass ended early for a barrier or an outside-rendering command
   uint64_t pipelinesCreated = 0;
   uint64_t pipelinesShared = 0;  // CreatePipeline answered by an equal existing pipeline
+  // Bytes of the pipelineCachePath file handed to the driver's pipeline cache at creation (0: no file,
+  // or the driver refused it and the cache started empty).
+  uint64_t pipelineCacheBytesLoaded = 0;
   uint64_t presents = 0;
   uint64_t swapchainRecreations = 0;
 };
