@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
+#include <vector>
 
 #include "reel/runtime/commands.h"
 
@@ -27,11 +29,12 @@ TEST(CommandTable, EveryCommandHasAConsistentFieldTable) {
 }
 
 TEST(CommandTable, CoversTheCommandsTheRuntimePromises) {
-  for (const char* name : {"BeginRenderPass", "EndRenderPass", "SetViewport", "SetScissor", "BindPipeline",
-                           "BindVertexBuffer", "BindIndexBuffer", "BindTexture", "BindUniformBuffer",
-                           "BindStorageBuffer", "PushConstants", "Draw", "DrawIndexed", "DrawInstanced",
-                           "Dispatch", "CopyBuffer", "UpdateBuffer", "CopyTexture", "BlitTexture",
-                           "DebugMarkerBegin", "DebugMarkerEnd"}) {
+  for (const char* name : {"BeginRenderPass",   "EndRenderPass",     "SetViewport",     "SetScissor",
+                           "BindPipeline",      "BindVertexBuffer",  "BindIndexBuffer", "BindTexture",
+                           "BindUniformBuffer", "BindStorageBuffer", "PushConstants",   "Draw",
+                           "DrawIndexed",       "DrawInstanced",     "Dispatch",        "CopyBuffer",
+                           "UpdateBuffer",      "CopyTexture",       "BlitTexture",     "DebugMarkerBegin",
+                           "DebugMarkerEnd"}) {
     const CommandInfo* info = findCommand(name);
     ASSERT_NE(info, nullptr) << name;
     EXPECT_EQ(info->queue, CommandQueue::Sorted) << name;
@@ -81,7 +84,50 @@ TEST(Fields, LayoutHashesDifferBetweenCommandsAndAreStable) {
   std::set<uint64_t> hashes;
   for (const CommandInfo& info : commandTable()) hashes.insert(info.layoutHash);
   EXPECT_EQ(hashes.size(), commandTable().size());
-  EXPECT_EQ(hashFields(FieldsOf<cmd::Draw>::fields()), hashFields(FieldsOf<cmd::Draw>::fields()));
+  // The hash depends on the table's contents, not on where the table lives: a copy hashes the same.
+  const auto draw = FieldsOf<cmd::Draw>::fields();
+  const std::vector<FieldInfo> copy(draw.begin(), draw.end());
+  EXPECT_EQ(hashFields(copy), hashFields(draw));
+}
+
+// A trace records each command's layout hash, and a reader replays a command only when the hash is its
+// own: every change a reader of the packet's bytes would notice must change the hash.
+TEST(Fields, EveryChangeToAFieldChangesTheLayoutHash) {
+  const auto indexed = FieldsOf<cmd::DrawIndexed>::fields();
+  ASSERT_GE(indexed.size(), 3u);
+  const std::vector<FieldInfo> original(indexed.begin(), indexed.end());
+  const uint64_t base = hashFields(original);
+  struct Change {
+    const char* what;
+    std::function<void(std::vector<FieldInfo>&)> apply;
+  };
+  const Change changes[] = {
+      {"a field renamed", [](std::vector<FieldInfo>& f) { f[1].name = "renamed"; }},
+      {"a field moved", [](std::vector<FieldInfo>& f) { f[1].offset += 4; }},
+      {"a field's size", [](std::vector<FieldInfo>& f) { f[1].size = 8; }},
+      {"a field's count", [](std::vector<FieldInfo>& f) { f[1].count = 2; }},
+      {"a field's type",
+       [](std::vector<FieldInfo>& f) {
+         f[1].type = f[1].type == FieldType::U32 ? FieldType::I32 : FieldType::U32;
+       }},
+      {"a handle's kind", [](std::vector<FieldInfo>& f) { f[0].handleKind = ResourceKind::Buffer; }},
+      {"two fields swapped", [](std::vector<FieldInfo>& f) { std::swap(f[0], f[1]); }},
+      {"a field dropped", [](std::vector<FieldInfo>& f) { f.pop_back(); }},
+  };
+  std::set<uint64_t> seen{base};
+  for (const Change& c : changes) {
+    std::vector<FieldInfo> changed = original;
+    c.apply(changed);
+    const uint64_t h = hashFields(changed);
+    EXPECT_NE(h, base) << c.what;
+    EXPECT_TRUE(seen.insert(h).second) << c.what << " hashes like another change";
+  }
+  // The command table's hash is made from this field table (and the name and size): a changed field
+  // table gives another command hash too, which is what the trace header carries.
+  const CommandInfo* info = findCommand("DrawIndexed");
+  ASSERT_NE(info, nullptr);
+  EXPECT_NE(info->layoutHash, 0u);
+  EXPECT_NE(info->layoutHash, base) << "the name and size are part of it";
 }
 
 }  // namespace
