@@ -11,6 +11,7 @@
 #include <set>
 
 #include "model/frame_table.h"
+#include "reel/capture/capture.h"
 #include "reel/image/compare.h"
 #include "reel/image/image.h"
 #include "reel/runtime/null_device.h"
@@ -253,6 +254,39 @@ TEST_F(ViewerScreenshot, ResourcesPanelShowsATextureAsTheReplayLeavesIt) {
       << missing.info;
 }
 
+// A frame whose draw binds a pipeline the trace never created: the Vulkan device reports it (as it
+// reports validation messages under REEL_VALIDATE=1), and the screenshot fails with the message.
+TEST_F(ViewerScreenshot, DeviceErrorsInTheReplayFailTheScreenshot) {
+  const std::string path = (dir_ / "foreign_pipeline.reel").string();
+  {
+    NullDevice device(false);
+    Renderer renderer(device);
+    auto capture = capture::Capture::start(renderer, {.path = path, .handleSignals = false});
+    ASSERT_TRUE(capture) << capture.error().message;
+    ResourceContext& rc = renderer.resources();
+    const TextureHandle color = rc.createTexture(
+        {16, 16, 1, Format::RGBA8Unorm, texture_usage::kColorTarget | texture_usage::kTransferSrc});
+    RenderTargetDesc desc{};
+    desc.colorCount = 1;
+    desc.colors[0] = color;
+    const RenderTargetHandle target = rc.createRenderTarget(desc);
+    auto& world = renderer.createBucket<DrawKey>("world");
+    auto& begin = world.add<cmd::BeginRenderPass>(DrawKey::command(0, 0, Translucency::Opaque, 0));
+    begin.target = target;
+    auto& bind = world.add<cmd::BindPipeline>(DrawKey::draw(0, 1, Translucency::Opaque, {1, 0}, 10));
+    bind.pipeline = PipelineHandle::make(77, 1);  // never created
+    auto& draw = world.append<cmd::Draw>(&bind);
+    draw.vertexCount = 3;
+    world.add<cmd::EndRenderPass>(DrawKey::command(0, 2, Translucency::Subtractive, 0xffffffff));
+    renderer.kick();
+    ASSERT_TRUE((*capture)->finish());
+  }
+  const Shot shot = screenshot(path, "--frame 0 --sorted --select 2");
+  EXPECT_EQ(shot.run.exitCode, 1) << shot.run.output;
+  EXPECT_NE(shot.run.output.find("reel-viewer: device: "), std::string::npos) << shot.run.output;
+  EXPECT_NE(shot.info.find("\"device_errors\": [\""), std::string::npos) << shot.info;
+}
+
 TEST_F(ViewerScreenshot, ABadFileShowsTheReadersErrorInTheWindow) {
   const std::string bad = (dir_ / "bad.reel").string();
   {
@@ -262,7 +296,10 @@ TEST_F(ViewerScreenshot, ABadFileShowsTheReadersErrorInTheWindow) {
   const auto readerError = trace::TraceReader::open(bad);
   ASSERT_FALSE(readerError);
   const Shot shot = screenshot(bad, "--frame 3 --select 2");
-  ASSERT_EQ(shot.run.exitCode, 0) << "a bad file is shown, not a crash: " << shot.run.output;
+  // Drawn (the PNG shows the error window), then exit 2 with the reader's one line naming the file.
+  ASSERT_EQ(shot.run.exitCode, 2) << "a bad file is shown, not a crash: " << shot.run.output;
+  EXPECT_NE(shot.run.output.find("reel-viewer: " + readerError.error().message + "\n"), std::string::npos)
+      << shot.run.output;
   EXPECT_EQ(shot.png.width, 1280u);
   EXPECT_EQ(shot.png.height, 800u);
   EXPECT_EQ(jsonString(shot.info, "open_error"), readerError.error().message);
@@ -285,8 +322,14 @@ TEST_F(ViewerScreenshot, ABadFileShowsTheReadersErrorInTheWindow) {
 
   const std::string missing = (dir_ / "missing.reel").string();
   const Shot none = screenshot(missing, "");
-  ASSERT_EQ(none.run.exitCode, 0) << none.run.output;
+  ASSERT_EQ(none.run.exitCode, 2) << none.run.output;
   EXPECT_NE(jsonString(none.info, "open_error")->find("cannot open"), std::string::npos) << none.info;
+  EXPECT_NE(none.run.output.find("reel-viewer: " + missing + ": cannot open"), std::string::npos)
+      << none.run.output;
+  // `reel view` hands the exit code and the line on.
+  const Shot viaReel = screenshot(missing, "", std::string(REEL_CLI_PATH) + " view");
+  EXPECT_EQ(viaReel.run.exitCode, 2) << viaReel.run.output;
+  EXPECT_NE(viaReel.run.output.find(missing + ": cannot open"), std::string::npos) << viaReel.run.output;
 }
 
 }  // namespace

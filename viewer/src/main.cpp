@@ -49,13 +49,26 @@ int run(const reel::viewer::ViewerOptions& options) {
           std::fprintf(stderr, "reel-viewer: %s\n", ok.error().message.c_str());
           return 1;
         }
+        ScreenshotInfo info = app.screenshotInfo(w, h);
+        info.timedOut = timedOut;
         if (!options.screenshotInfo.empty()) {
-          ScreenshotInfo info = app.screenshotInfo(w, h);
-          info.timedOut = timedOut;
           if (auto ok = writeScreenshotInfo(options.screenshotInfo, info); !ok) {
             std::fprintf(stderr, "reel-viewer: %s\n", ok.error().message.c_str());
             return 1;
           }
+        }
+        // The PNG shows the error window; the exit code and one line say it too, as every reel command
+        // does for a file it cannot read (the reader's message names the file).
+        if (!info.openError.empty()) {
+          std::fprintf(stderr, "reel-viewer: %s\n", info.openError.c_str());
+          return 2;
+        }
+        // Validation messages (REEL_VALIDATE=1 or --validate) and other device errors fail the
+        // screenshot, so that a test taking one fails on them.
+        if (!info.deviceErrors.empty()) {
+          for (const std::string& e : info.deviceErrors)
+            std::fprintf(stderr, "reel-viewer: device: %s\n", e.c_str());
+          return 1;
         }
         if (timedOut) {
           std::fprintf(stderr, "reel-viewer: screenshot taken after %.0f s without everything loaded\n",

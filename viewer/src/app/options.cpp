@@ -23,7 +23,9 @@ int parseOptions(int argc, char** argv, ViewerOptions& out) {
   app.add_option("--resource", out.resource,
                  "resource to show in the Resources panel: texture#3, render_target#0.1, ...");
   app.add_option("--screenshot", out.screenshot,
-                 "render the UI into this PNG once everything is loaded, then exit");
+                 "render the UI into this PNG once everything is loaded, then exit: 0 done, 1 the replay "
+                 "device reported errors (validation messages included), 2 the trace cannot be opened, "
+                 "3 timed out");
   app.add_option("--screenshot-info", out.screenshotInfo,
                  "with --screenshot: write where the panels are (JSON)");
   app.add_option("--screenshot-timeout", out.screenshotTimeoutSeconds,

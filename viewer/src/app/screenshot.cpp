@@ -38,6 +38,10 @@ Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& 
   j += "  \"trace\": " + jsonString(info.trace) + ",\n";
   j += "  \"open_error\": " + jsonString(info.openError) + ",\n";
   j += "  \"device\": " + jsonString(info.device) + ",\n";
+  j += "  \"device_errors\": [";
+  for (size_t i = 0; i < info.deviceErrors.size(); ++i)
+    j += (i ? ", " : "") + jsonString(info.deviceErrors[i]);
+  j += "],\n";
   j += "  \"timed_out\": " + std::string(info.timedOut ? "true" : "false") + ",\n";
   j += "  \"frame\": " + std::to_string(info.frame) + ",\n";
   j += "  \"selected_row\": " + std::to_string(info.selectedRow) + ",\n";

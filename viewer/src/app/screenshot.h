@@ -21,7 +21,8 @@ struct Rect {
 struct ScreenshotInfo {
   int width = 0, height = 0;
   std::string trace;
-  std::string openError;  // the reader's error, when the trace did not open
+  std::string openError;                  // the reader's error, when the trace did not open
+  std::vector<std::string> deviceErrors;  // what the replay device reported (validation messages too)
   struct Panel {
     std::string name;
     Rect rect;

@@ -109,6 +109,7 @@ ScreenshotInfo ViewerApp::screenshotInfo(int width, int height) const {
   info.height = height;
   info.trace = state_.path;
   info.openError = state_.openError;
+  info.deviceErrors = state_.deviceErrors;
   for (const auto& p : state_.panelRects) {
     info.panels.push_back(
         {p.name, Rect{static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)),

@@ -14,6 +14,7 @@ bool ViewerState::openTrace(const std::string& tracePath) {
   selected.reset();
   selectedResource.reset();
   lastReplay.reset();
+  deviceErrors.clear();
   requested.reset();
   frameError.clear();
   passTargets = {};
@@ -144,6 +145,10 @@ void ViewerState::showResource(ResourceRef ref) {
 void ViewerState::pollReplay() {
   if (!replay) return;
   if (auto result = replay->poll()) {
+    if (result->outcome) {
+      const std::vector<std::string>& errors = result->outcome.value().deviceErrors;
+      deviceErrors.insert(deviceErrors.end(), errors.begin(), errors.end());
+    }
     lastReplay = std::move(result);
     ++replayGeneration;
   }

@@ -85,6 +85,9 @@ class ViewerState {
   // ---- replay ----
   std::optional<ReplayResult> lastReplay;
   uint64_t replayGeneration = 0;  // bumped whenever lastReplay changes
+  // What the device reported (validation messages included) in every replay polled since the trace
+  // opened: --screenshot fails on them, as a test under REEL_VALIDATE=1 must.
+  std::vector<std::string> deviceErrors;
   std::optional<ReplayRequest> requested;
   void pollReplay();
   // Posts `request` unless it is the one posted last.
