@@ -458,6 +458,28 @@ TEST_F(ReaderTest, ACorruptChunkIsSkippedWhenTheIndexIsRebuilt) {
   EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames - 2);
 }
 
+// Without an index (a writer killed), a chunk whose frame header is damaged is found by walking on to
+// the next whole zstd frame: only its own frames are lost, not every chunk after it.
+TEST_F(ReaderTest, WithoutTheIndexADamagedChunkHeaderCostsOnlyItsFrames) {
+  const auto& chunk = (*chunks_)[1];
+  // The frame's magic, its header descriptor, its first block header.
+  for (const uint64_t at : {chunk.offset, chunk.offset + 1, chunk.offset + 4, chunk.offset + 6}) {
+    SCOPED_TRACE("byte " + std::to_string(at));
+    Bytes damaged(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>(indexStart()));
+    damaged[at] ^= std::byte{0x41};
+    auto reader = openBytes(std::move(damaged));
+    ASSERT_TRUE(reader) << reader.error().message;
+    EXPECT_EQ(reader->frameCount(), kFrames - 2);
+    EXPECT_EQ(reader->findFrame(2), std::nullopt);
+    EXPECT_EQ(reader->findFrame(3), std::nullopt);
+    EXPECT_NE(reader->findFrame(4), std::nullopt);
+    EXPECT_EQ(expectReadableFramesIntact(reader.value()), kFrames - 2);
+    EXPECT_TRUE(reader->complete());
+    ASSERT_GE(reader->warnings().size(), 2u);
+    EXPECT_NE(reader->warnings()[1].find("t.reel: byte "), std::string::npos) << reader->warnings()[1];
+  }
+}
+
 TEST_F(ReaderTest, ADamagedIndexIsNotTrustedButRebuilt) {
   const uint64_t indexMessage = indexStart() + schema::kSkippableHeaderBytes;
   // The skippable frame's magic and size, the message's root offset and a field, the footer's index size

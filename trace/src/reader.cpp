@@ -129,6 +129,9 @@ struct TraceReader::Impl {
   bool readIndex();
   void scan();
   ChunkScan scanChunk(uint64_t offset, uint64_t compressedSize, uint32_t chunk);
+  // The start of the first zstd frame at or after `from` that decompresses whole, checksum and all:
+  // where a scan goes on after a damaged chunk.
+  std::optional<uint64_t> nextWholeChunk(uint64_t from);
   void finishMessages();
   // Whether chunk `chunk`, read on its own, says something other than the index does (why, if so): a
   // chunk that does not read on its own is damaged itself, and the index is not to blame.
@@ -363,14 +366,24 @@ void TraceReader::Impl::scan() {
       offset += length;  // the (unreadable) index, or a frame of a newer writer
       continue;
     }
-    if (magic != schema::kZstdFrameMagic) {
-      warn("byte ", offset, ": not a zstd frame where chunk ", chunkIndex,
-           " should start: the rest of the file is ignored");
-      break;
-    }
     const schema::ChunkDecompressor::Extent extent =
-        schema::ChunkDecompressor::frameExtent(data() + offset, remaining);
-    if (!extent.error.empty()) {
+        magic == schema::kZstdFrameMagic ? schema::ChunkDecompressor::frameExtent(data() + offset, remaining)
+                                         : schema::ChunkDecompressor::Extent{};
+    if (magic != schema::kZstdFrameMagic || !extent.error.empty()) {
+      // A damaged frame header, or the end of a file cut short: whole chunks after it mean the former.
+      if (const std::optional<uint64_t> next = nextWholeChunk(offset + 1)) {
+        warn("byte ", offset, ": chunk ", chunkIndex, " is damaged (",
+             magic != schema::kZstdFrameMagic ? "not a zstd frame" : extent.error, "): its frames are lost; ",
+             "reading goes on with the next whole chunk, at byte ", *next);
+        chunks.push_back(ChunkInfo{offset, *next - offset, 0, false});
+        offset = *next;
+        continue;
+      }
+      if (magic != schema::kZstdFrameMagic) {
+        warn("byte ", offset, ": not a zstd frame where chunk ", chunkIndex,
+             " should start: the rest of the file is ignored");
+        break;
+      }
       std::string readable = chunkIndex == 0 ? "no chunk is readable"
                                              : "chunks 0.." + std::to_string(chunkIndex - 1) +
                                                    framesOfChunk(UINT32_MAX) + " are readable";
@@ -388,6 +401,28 @@ void TraceReader::Impl::scan() {
     }
     offset += extent.bytes;
   }
+}
+
+std::optional<uint64_t> TraceReader::Impl::nextWholeChunk(uint64_t from) {
+  const uint8_t magic[4] = {0x28, 0xB5, 0x2F, 0xFD};  // kZstdFrameMagic, little-endian
+  static_assert(schema::kZstdFrameMagic == 0xFD2FB528u);
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data());
+  for (uint64_t at = from; at + 4 <= size();) {
+    const uint8_t* found = std::search(bytes + at, bytes + size(), magic, magic + 4);
+    if (found == bytes + size()) break;
+    at = static_cast<uint64_t>(found - bytes);
+    const schema::ChunkDecompressor::Extent extent =
+        schema::ChunkDecompressor::frameExtent(data() + at, size() - at);
+    if (extent.error.empty()) {
+      recycleCached();
+      // Whole means it decompresses and its content checksum holds: four bytes of compressed data that
+      // happen to read as a frame's magic never pass that.
+      const ChunkScan chunk = scanChunk(at, extent.bytes, UINT32_MAX);
+      if (chunk.info.readable) return at;
+    }
+    ++at;
+  }
+  return std::nullopt;
 }
 
 ChunkScan TraceReader::Impl::scanChunk(uint64_t offset, uint64_t compressedSize, uint32_t chunkIndex) {
