@@ -455,6 +455,14 @@ TEST_F(HostileInput, FlippedBytesCostOnlyWhatTheyHit) {
   }
   add(readableCases({"chunk byte flipped", flipped("chunk.reel", inChunk), kCheckFailed, kCheckFailed,
                      kCheckFailed, before}));
+  // A chunk's frame header, in a trace without its index (a killed capture): the reader walks on to the
+  // next whole chunk, and only the damaged chunk's frames are missing.
+  {
+    Bytes killed(bytes_->begin(), bytes_->begin() + static_cast<std::ptrdiff_t>(indexStart()));
+    killed[(*chunks_)[damaged].offset] = static_cast<char>(killed[(*chunks_)[damaged].offset] ^ 0x21);
+    add(readableCases({"no index, a chunk header flipped", write("killed-chunk.reel", killed), kOk, kOk,
+                       kCheckFailed, before, "is damaged"}));
+  }
   // The index: never worth a frame. Its message, its padding or footer, its frame header: the reader
   // warns once, rebuilds it from the chunks, and every frame replays.
   for (const uint64_t at :
