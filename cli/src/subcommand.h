@@ -1,7 +1,9 @@
 #pragma once
 // One type per `reel` subcommand (renderdoccmd, gfxreconstruct's tools): each registers its own
 // options on its CLI11 sub-app and runs itself. Exit codes are the same everywhere:
-//   0 success, 1 a check failed (images differ, a trace has errors), 2 bad input (usage, files, devices).
+//   0 success, 1 a check failed (images differ, a trace has errors, the replay device reported errors, a
+//   replayed frame's sorted order differs from the recorded one), 2 bad input (usage, files, devices).
+// With --json, stdout holds one JSON object and nothing else; people's lines and --progress go to stderr.
 
 #include <CLI/CLI.hpp>
 

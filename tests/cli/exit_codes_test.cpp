@@ -211,3 +211,31 @@ TEST(CliGolden, UpdateJsonIsOneObjectOnStdout) {
 
 }  // namespace
 }  // namespace reel::test
+
+namespace reel::test {
+namespace {
+
+// A bisect runs for a while: --progress shows its probes on stderr, and --json's stdout stays one object.
+TEST(CliBisect, ProgressOnlyOnStderrAndOnlyWhenAsked) {
+  const std::string args = "bisect " + kCubes + " --frame 2 --json --golden " + std::string(REEL_TRACES_DIR) +
+                           "/golden/nvidia/cubes/frame_2.png";
+  RunResult r = runReel(args + " --progress");
+  ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_JSON(r.out);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("bisect: [0-9]+% \\(1 of [0-9]+\\)"))) << r.err;
+  EXPECT_NE(r.err.find("bisect: 100% ("), std::string::npos) << r.err;
+  r = runReel(args);
+  ASSERT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliGolden, CheckShowsProgressWhenAsked) {
+  const std::string manifest = std::string(REEL_TRACES_DIR) + "/manifest.ini";
+  RunResult r = runReel("golden check cubes --manifest " + manifest + " --json --progress");
+  ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_JSON(r.out);
+  EXPECT_NE(r.err.find("golden.cubes: 100% (2 of 2)"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace reel::test

@@ -114,7 +114,10 @@ class BisectCommand final : public Subcommand {
       }
       result = replay::bisectAgainstGolden(*session, index, fixed, *golden, tolerance_, options);
     }
-    if (progress) progress->finish();
+    if (progress) {
+      progress->step(UINT64_MAX);  // done: the search may end before the probes it expected
+      progress->finish();
+    }
     if (!result) throw BadInput(result.error().message);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::optional<PacketDescription> culprit;
