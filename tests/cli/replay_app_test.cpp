@@ -60,7 +60,7 @@ TEST_P(ReplayMatchesTheApp, BitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Scenes, ReplayMatchesTheApp, ::testing::Values("default", "passes"),
-                         [](const auto& info) { return std::string(info.param); });
+                         [](const auto& param) { return std::string(param.param); });
 
 // Frame 0 creates texture #N (known texels) and sampler #N, the same slot of another kind; frame 1
 // destroys the sampler; frame 2 reads the texture back. A replay that forgot the texture with the
