@@ -269,7 +269,8 @@ void Capture::onFrame(const FrameView& view) {
   ticket.buckets.clear();
   for (size_t i = 0; i < view.buckets.size(); ++i) {
     const FrameBucketView& b = view.buckets[i];
-    ticket.buckets.push_back(BucketTicket{b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i)});
+    ticket.buckets.push_back(
+        BucketTicket{b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
   }
   ticket.markers.clear();
   auto it = s.markers.begin();

@@ -1,6 +1,9 @@
 #include "reel/runtime/radix_sort.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 namespace reel {
 namespace {
@@ -15,7 +18,8 @@ constexpr uint64_t kDigitMask = kBuckets - 1;
 
 }  // namespace
 
-int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch) {
+int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
+              std::span<const uint8_t> majorBySequence) {
   const size_t n = entries.size();
   if (n < 2) return 0;
   scratch.resize(n);
@@ -60,6 +64,22 @@ int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch) {
       to[counts[(e.key >> shift) & kDigitMask]++] = e;
     }
     std::swap(from, to);
+  }
+  if (!majorBySequence.empty()) {
+    // The most significant digit comes last (LSD): a stable pass by the major byte keeps key order
+    // within each major value.
+    uint32_t counts[256] = {};
+    for (size_t i = 0; i < n; ++i) ++counts[majorBySequence[from[i].sequence]];
+    if (*std::max_element(std::begin(counts), std::end(counts)) != n) {
+      uint32_t sum = 0;
+      for (uint32_t& c : counts) sum += std::exchange(c, sum);
+      for (size_t i = 0; i < n; ++i) {
+        const SortEntry e = from[i];
+        to[counts[majorBySequence[e.sequence]]++] = e;
+      }
+      std::swap(from, to);
+      ++digits;
+    }
   }
   if (from != entries.data()) std::memcpy(entries.data(), from, n * sizeof(SortEntry));
   return digits;

@@ -234,7 +234,8 @@ FrameLease Renderer::leaseRecordedFrame(uint64_t frame) {
   record->frame = frame;
   record->requests = &resources_.handOver();
   record->buckets.clear();
-  for (auto& bucket : buckets_) record->buckets.push_back({bucket.get(), &bucket->handOver()});
+  for (auto& bucket : buckets_)
+    record->buckets.push_back({bucket.get(), &bucket->handOver(), bucket->order()});
   return FrameLease(record);
 }
 
@@ -372,11 +373,20 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     }
   }
 
-  // Merge every bucket's keys, bucket by bucket in creation order, then sort them all at once.
+  // Merge every bucket's keys, bucket by bucket in creation order, then sort them all at once. Merge
+  // order (the sequence numbers, hence the order hash's inputs) never depends on bucket order: the sort
+  // applies it, so a frame whose buckets share one order sorts exactly as before bucket order existed.
   clock.enter(FramePhase::Merge);
   mergedPackets_.clear();
   mergedBuckets_.clear();
   sortEntries_.clear();
+  mergedOrders_.clear();
+  bool ordered = false;  // two buckets with keys differ in order
+  for (size_t b = 0, withKeys = buckets.size(); b < buckets.size(); ++b) {
+    if (buckets[b].stream->keyBlockCount() == 0) continue;
+    if (withKeys != buckets.size() && buckets[withKeys].order != buckets[b].order) ordered = true;
+    withKeys = b;
+  }
   for (uint16_t b = 0; b < buckets.size(); ++b) {
     const BucketStream& stream = *buckets[b].stream;
     for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
@@ -388,9 +398,10 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
         mergedBuckets_.push_back(b);
       }
     }
+    if (ordered) mergedOrders_.resize(mergedPackets_.size(), static_cast<uint8_t>(buckets[b].order));
   }
   clock.enter(FramePhase::Sort);
-  radixSort(sortEntries_, sortScratch_);
+  radixSort(sortEntries_, sortScratch_, mergedOrders_);
   // Material binders' passes become packets before anyone sees the frame (material_passes.h).
   MaterialPasses::expand(buckets, sortEntries_, mergedPackets_, mergedBuckets_);
 

@@ -63,5 +63,33 @@ TEST(RadixSort, SkipsDigitPassesThatNeverVary) {
   EXPECT_EQ(radixSort(same, scratch), 0);
 }
 
+TEST(RadixSort, MajorDigitOrdersBeforeTheKeyAndKeepsTies) {
+  std::mt19937_64 rng(3);
+  for (size_t n : {2u, 17u, 5000u, 70000u}) {
+    std::vector<uint64_t> keys(n);
+    std::vector<uint8_t> major(n);
+    for (size_t i = 0; i < n; ++i) {
+      keys[i] = (rng() % 5) << (rng() % 60);  // few distinct keys: many ties
+      major[i] = static_cast<uint8_t>(rng() % 3 * 64);
+    }
+    std::vector<SortEntry> expected = withSequence(keys);
+    std::stable_sort(expected.begin(), expected.end(), [&](const SortEntry& a, const SortEntry& b) {
+      return major[a.sequence] != major[b.sequence] ? major[a.sequence] < major[b.sequence] : a.key < b.key;
+    });
+    std::vector<SortEntry> actual = withSequence(keys);
+    std::vector<SortEntry> scratch;
+    radixSort(actual, scratch, major);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(actual[i].sequence, expected[i].sequence) << "n " << n << " at " << i;
+  }
+  // One major value for all: exactly the key-only sort, with no extra pass.
+  std::vector<SortEntry> a = withSequence({5, 3, 9, 3});
+  std::vector<SortEntry> b = a;
+  std::vector<SortEntry> scratch;
+  const std::vector<uint8_t> same(4, 128);
+  EXPECT_EQ(radixSort(a, scratch, same), radixSort(b, scratch));
+  EXPECT_EQ(hashSortedOrder(a), hashSortedOrder(b));
+}
+
 }  // namespace
 }  // namespace reel

@@ -273,6 +273,7 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   out.name = view(b.name());
   out.keyType = view(b.key_type());
   out.retained = b.retained();
+  out.order = static_cast<BucketOrder>(b.order());
   const auto keyBytes = bytesOf(b.keys());
   if (keyBytes.size() % sizeof(uint64_t) != 0)
     return fail("key column of ", keyBytes.size(), " bytes is not whole keys");

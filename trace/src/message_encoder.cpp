@@ -277,7 +277,8 @@ Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCount
   const auto keyType = fbb.CreateString(source.bucket->keyTypeName());
   const auto name = fbb.CreateString(source.bucket->name());
   return fb::CreateBucket(fbb, source.index, name, keyType, retained, keys, chainLengths, linkBody, linkTag,
-                          bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector)
+                          bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector,
+                          static_cast<uint8_t>(source.order))
       .Union();
 }
 

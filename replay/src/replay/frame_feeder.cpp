@@ -154,6 +154,8 @@ RecordedBucket& FrameFeeder::bucketFor(const trace::BucketRecord& bucket) {
 Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t bucketIndex,
                                        uint64_t frame) {
   RecordedBucket& target = bucketFor(bucket);
+  // Bucket order (issue 14): the frame sorts with the order it was captured with.
+  target.setOrder(bucket.order);
   // Scratch kept from bucket to bucket and frame to frame: nothing here allocates per packet.
   sharedPackets_.assign(bucket.bodyCount(), nullptr);
   // A bucket has a few distinct tags and many tagged packets: intern each tag's strings once.

@@ -44,10 +44,11 @@
 #include <type_traits>
 
 #include "reel/runtime/assert.h"
+#include "reel/runtime/bucket_order.h"
 #include "reel/runtime/commands.h"
+#include "reel/runtime/detail/virtual_arena.h"
 #include "reel/runtime/draw_key.h"
 #include "reel/runtime/tags.h"
-#include "reel/runtime/detail/virtual_arena.h"
 
 namespace reel {
 
@@ -105,8 +106,9 @@ class MaterialBinder {
 };
 
 struct BucketConfig {
-  uint64_t packetBytes = 256ull << 20;  // address space reserved per stream for packets
-  uint32_t maxKeys = 4u << 20;          // keys per frame
+  uint64_t packetBytes = 256ull << 20;     // address space reserved per stream for packets
+  uint32_t maxKeys = 4u << 20;             // keys per frame
+  BucketOrder order = BucketOrder::Scene;  // the bucket's stage in the frame (setOrder changes it)
 };
 
 // A bucket's recording of one frame.
@@ -201,6 +203,10 @@ class CommandBucketBase {
 
   const std::string& name() const { return name_; }
   const char* keyTypeName() const { return keyTypeName_; }
+  // Kick thread. Applies from the next kick on: each kicked frame keeps the order it was kicked with
+  // (FrameBucketView::order), so a change never races the render thread.
+  BucketOrder order() const { return config_.order; }
+  void setOrder(BucketOrder order) { config_.order = order; }
   virtual std::span<const KeyFieldLayout> keyLayout() const = 0;
   virtual std::string formatKey(uint64_t bits) const = 0;
   virtual bool keyMaterial(uint64_t bits, MaterialId& out) const = 0;

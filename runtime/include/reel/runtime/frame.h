@@ -21,6 +21,7 @@ namespace reel {
 struct FrameBucketView {
   const CommandBucketBase* bucket;
   const BucketStream* stream;
+  BucketOrder order = BucketOrder::Scene;  // bucket->order() when the frame was kicked
 };
 
 // One packet of a chain, resolved: a shared reference resolves to the shared packet's bytes.

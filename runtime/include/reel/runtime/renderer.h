@@ -230,6 +230,7 @@ class Renderer {
   // Render thread only: reused every frame so that a steady state allocates nothing.
   std::vector<uint32_t> mergedPackets_;
   std::vector<uint16_t> mergedBuckets_;
+  std::vector<uint8_t> mergedOrders_;  // each merged key's BucketOrder; empty when all buckets share one
   std::vector<SortEntry> sortEntries_;
   std::vector<SortEntry> sortScratch_;
   std::vector<uint32_t> deferredDestroys_;

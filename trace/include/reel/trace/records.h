@@ -23,6 +23,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "reel/runtime/bucket_order.h"
 #include "reel/runtime/commands.h"
 
 namespace reel::trace {
@@ -115,6 +116,7 @@ class BucketRecord {
   std::string_view name;
   std::string_view keyType;
   bool retained = false;  // the same recording as in the previous captured frame
+  BucketOrder order = BucketOrder::Scene;  // the frame sorts by (order, key); Scene in traces before 1.2
 
   size_t keyCount() const { return keys_.size(); }
   uint64_t key(size_t i) const { return keys_[i]; }

@@ -79,6 +79,7 @@ struct BucketSource {
   const BucketStream* stream = nullptr;  // held (FrameLease) until the frame's message is built
   uint64_t epoch = 0;                    // the stream's epoch: unchanged across frames = a retained bucket
   uint16_t index = 0;                    // position among the renderer's buckets
+  BucketOrder order = BucketOrder::Scene;  // FrameBucketView::order: the order the frame was sorted with
 };
 
 struct FrameSource {

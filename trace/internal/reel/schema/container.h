@@ -30,8 +30,9 @@ namespace reel::schema {
 //   1.0  the first release
 //   1.1  the footer's reserved word became the index checksum (below). A 1.0 reader never read that
 //        word, so it reads 1.1 traces as it reads its own: a minor change.
+//   1.2  Bucket.order (trace.fbs): the bucket's BucketOrder. Older traces read Scene for every bucket.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 1;
+inline constexpr uint16_t kFormatMinor = 2;
 
 inline constexpr char kFileIdentifier[] = "REEL";
 
