@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
   app.add_option("--capture", captureFrames,
                  "capture these frames into a trace: A-B or A (see --capture-out)");
   app.add_option("--capture-out", options.captureOut,
-                 "the trace to write (.reel); with no --capture, every frame");
+                 "the trace to write (.reel); with no --capture, every frame. A capture that cannot write "
+                 "(disk full, ...) makes reel-sample exit 1 with the error on stderr");
   app.add_option("--f12-frames", options.hotkeyFrames,
                  "in a window, F12 captures this many frames into <capture-out>_frame<N>.reel")
       ->check(CLI::Range(1, 1000))
