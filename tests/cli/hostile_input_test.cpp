@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -60,9 +61,10 @@ std::string slurp(const fs::path& path) {
 }
 
 // Runs argv[0] with its arguments, stdin from /dev/null, in a process group of its own, so that a case
-// that hangs is killed with whatever it started (xvfb-run starts a server and the viewer).
+// that hangs is killed with whatever it started (reel view starts reel-viewer). `display`: the X display
+// it gets, if not empty.
 Outcome runWithin(const std::vector<std::string>& argv, std::chrono::milliseconds limit,
-                  const fs::path& scratch) {
+                  const fs::path& scratch, const std::string& display = {}) {
   const fs::path outPath = scratch / "stdout", errPath = scratch / "stderr";
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -78,6 +80,7 @@ Outcome runWithin(const std::vector<std::string>& argv, std::chrono::millisecond
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
+    if (!display.empty()) ::setenv("DISPLAY", display.c_str(), 1);
     ::execv(args[0], args.data());
     ::_exit(127);
   }
@@ -108,6 +111,52 @@ Outcome runWithin(const std::vector<std::string>& argv, std::chrono::millisecond
   return outcome;
 }
 
+// One X server (Xvfb) for the `reel view` cases, on a display it picks itself (-displayfd): xvfb-run per
+// case is slower, and under concurrent runs its own clean-up fails now and then (exit 5, whatever the
+// viewer did). Empty display: no Xvfb here.
+class XServer {
+ public:
+  XServer() {
+    if (!fs::exists(kXvfb)) return;
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(fds[0]);
+      const int devnull = ::open("/dev/null", O_RDWR);
+      ::dup2(devnull, 0);
+      ::dup2(devnull, 1);
+      ::dup2(devnull, 2);
+      const std::string fd = std::to_string(fds[1]);
+      ::execl(kXvfb, kXvfb, "-displayfd", fd.c_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    // The display number, then a newline, once the server listens.
+    std::string number;
+    char c = 0;
+    pollfd ready{fds[0], POLLIN, 0};
+    while (pid_ > 0 && ::poll(&ready, 1, 10000) == 1 && ::read(fds[0], &c, 1) == 1 && c != '\n') number += c;
+    ::close(fds[0]);
+    if (!number.empty()) display_ = ":" + number;
+  }
+  ~XServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  XServer(const XServer&) = delete;
+  XServer& operator=(const XServer&) = delete;
+  const std::string& display() const { return display_; }
+
+ private:
+  static constexpr const char* kXvfb = "/usr/bin/Xvfb";
+  pid_t pid_ = -1;
+  std::string display_;
+};
+
 // ---- cases ----
 
 enum Exit : int { kOk = 0, kCheckFailed = 1, kBadInput = 2 };
@@ -118,7 +167,7 @@ struct Case {
   int exit;
   std::string mustName;        // stderr must contain this (the file); empty: nothing required
   std::string stderrHas = {};  // and this, when set
-  bool viewer = false;         // runs reel-viewer under xvfb-run
+  bool viewer = false;         // runs reel-viewer, on the test's X server
 };
 
 std::string quoteForMessage(const std::string& s) {
@@ -151,11 +200,13 @@ class HostileInput : public ::testing::Test {
     ASSERT_FALSE(resources->empty());
     ASSERT_FALSE(resources->front().resources.empty())
         << "a capture from mid-run: resources alive at its start";
+    if (!viewerPath().empty()) xserver_ = new XServer;
     image::Image png(2, 2);
     ASSERT_TRUE(image::writePng(*dir_ / "picture.png", png));
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
+    delete xserver_;
     delete dir_;
     delete trace_;
     delete bytes_;
@@ -222,12 +273,6 @@ class HostileInput : public ::testing::Test {
     return "";
 #endif
   }
-  static std::string xvfbRun() {
-    for (const char* path : {"/usr/bin/xvfb-run", "/usr/local/bin/xvfb-run"}) {
-      if (fs::exists(path)) return path;
-    }
-    return "";
-  }
 
   // The subcommands that open a trace, given `path`: every one must refuse a file that is not a trace
   // the same way (exit 2, naming it).
@@ -293,25 +338,23 @@ class HostileInput : public ::testing::Test {
   }
 
   static void runCases(const std::vector<Case>& cases) {
-    const std::string viewer = viewerPath(), xvfb = xvfbRun();
+    const std::string viewer = viewerPath();
     size_t skipped = 0;
     for (const Case& c : cases) {
       SCOPED_TRACE(c.name);
       std::vector<std::string> argv;
       auto limit = std::chrono::milliseconds(5000);
       if (c.viewer) {
-        if (viewer.empty() || xvfb.empty()) {
+        if (viewer.empty() || xserver_->display().empty()) {
           ++skipped;
           continue;
         }
-        // reel view hands on to reel-viewer, which needs a display even to fail.
-        argv = {xvfb, "-a", REEL_CLI_PATH};
-        limit = std::chrono::milliseconds(20000);
-      } else {
-        argv = {REEL_CLI_PATH};
+        // reel view hands on to reel-viewer, which opens its window first, even to fail.
+        limit = std::chrono::milliseconds(15000);
       }
+      argv = {REEL_CLI_PATH};
       argv.insert(argv.end(), c.args.begin(), c.args.end());
-      const Outcome o = runWithin(argv, limit, *dir_ / "scratch");
+      const Outcome o = runWithin(argv, limit, *dir_ / "scratch", c.viewer ? xserver_->display() : "");
       std::string command = "reel";
       for (const std::string& a : c.args) command += " " + a;
       ASSERT_TRUE(o.finished) << command << ": still running after " << limit.count() << " ms: killed";
@@ -328,9 +371,10 @@ class HostileInput : public ::testing::Test {
       }
       if (::testing::Test::HasFatalFailure()) return;
     }
-    if (skipped) std::printf("%zu cases of reel view skipped: reel-viewer or xvfb-run missing\n", skipped);
+    if (skipped) std::printf("%zu cases of reel view skipped: reel-viewer or Xvfb missing\n", skipped);
   }
 
+  static inline XServer* xserver_ = nullptr;
   static inline fs::path* dir_ = nullptr;
   static inline std::string* trace_ = nullptr;
   static inline Bytes* bytes_ = nullptr;
@@ -495,12 +539,8 @@ TEST_F(HostileInput, ANewerMinorVersionReadsWithAWarningAndANewerMajorIsRefused)
       testing::rewriteTrace(*trace_, minor, {.formatMinor = schema::kFormatMinor + 1, .unknownKind = 200}));
   const std::string newer = "newer than this reader";
   std::vector<Case> cases = readableCases({"newer minor", minor, kOk, kOk, kOk, *frames_, newer});
-  cases.push_back({"newer minor: view --screenshot",
-                   {"view", minor, "--screenshot", (*dir_ / "scratch" / "minor.png").string()},
-                   kOk,
-                   "",
-                   "",
-                   true});
+  // (No `reel view` row here: the viewer would render this trace on Vulkan, and the test scene's
+  // resources are made for the null device. The viewer reads through the same TraceReader.)
 
   // A newer major: the header's version is the first field the reader checks; the header frame is
   // compressed again with the major raised, as a newer writer would have written it.
