@@ -257,8 +257,7 @@ bool TraceReader::Impl::readIndex() {
       schema::loadLE32(data() + start + 4) != indexBytes + schema::kFooterBytes) {
     return invalid(start, "its skippable frame header does not match the footer");
   }
-  // Format 1.0 wrote no checksum (container.h): its index is only as good as the checks below and the
-  // comparison with each chunk that fails to read through it (withIndexFallback).
+  // Format 1.0 wrote no checksum (container.h): load() compares its index with every chunk instead.
   if (header.formatMinor >= 1) {
     const uint32_t stored = schema::loadLE32(data() + footer + 4);
     const uint32_t computed = schema::crc32(data() + start + schema::kSkippableHeaderBytes, indexBytes);
