@@ -351,10 +351,13 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
     }
     return vk::OwnedImageView(fns_, handle);
   };
-  // A sampled view of a depth/stencil image sees the depth aspect only (one aspect per sampled view).
-  auto view = makeView(mips, depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT);
-  if (!view) return reportError(what + ": " + view.error().message);
-  texture->view = std::move(*view);
+  // A sampled view of a depth/stencil image sees the depth aspect only (one aspect per sampled view). A
+  // texture only copied to and from has no view: Vulkan allows none on an image of transfer usage only.
+  if (d.usage & (texture_usage::kSampled | texture_usage::kStorage)) {
+    auto view = makeView(mips, depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT);
+    if (!view) return reportError(what + ": " + view.error().message);
+    texture->view = std::move(*view);
+  }
   if (d.usage & (texture_usage::kColorTarget | texture_usage::kDepthTarget)) {
     auto attachment = makeView(1, texture->aspect);
     if (!attachment) return reportError(what + ": " + attachment.error().message);

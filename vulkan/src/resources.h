@@ -6,9 +6,9 @@
 
 #include <memory>
 
+#include "memory_allocator.h"
 #include "reel/runtime/descriptors.h"
 #include "reel/runtime/detail/resource_table.h"
-#include "memory_allocator.h"
 
 namespace reel::vk {
 
@@ -48,7 +48,7 @@ struct Texture final : Retired {
   VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
   OwnedImage image;
   Allocation memory;
-  OwnedImageView view;            // every mip, for sampling
+  OwnedImageView view;            // every mip, for sampling (sampled or storage textures only)
   OwnedImageView attachmentView;  // mip 0, for rendering (color or depth targets only)
   SyncState sync;
   ReadScope reads;

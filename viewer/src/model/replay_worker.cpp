@@ -79,6 +79,12 @@ void ReplayWorker::run(std::string path, DeviceChoice device) {
     ReplayResult result{request, session.value()->run(request)};
     {
       std::lock_guard lock(mutex_);
+      // A result the UI never polled is replaced, but what the device reported then is still news.
+      if (result_ && result_->outcome && result.outcome) {
+        std::vector<std::string>& errors = result.outcome.value().deviceErrors;
+        const std::vector<std::string>& unseen = result_->outcome.value().deviceErrors;
+        errors.insert(errors.begin(), unseen.begin(), unseen.end());
+      }
       result_ = std::move(result);
       running_ = false;
     }

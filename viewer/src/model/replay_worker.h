@@ -32,7 +32,7 @@ class ReplayWorker {
 
   // Replaces any request not yet started.
   void request(ReplayRequest request);
-  // The newest finished result since the last poll.
+  // The newest finished result since the last poll, with the device errors of any it replaced.
   std::optional<ReplayResult> poll();
   // A request is pending or running.
   bool busy() const;
