@@ -1,9 +1,12 @@
 #include "reel/runtime/radix_sort.h"
 
 #include <algorithm>
+#include <barrier>
 #include <cstring>
 #include <iterator>
 #include <utility>
+
+#include "reel/runtime/worker_pool.h"
 
 namespace reel {
 namespace {
@@ -15,6 +18,21 @@ constexpr int kDigitBits = 11;
 constexpr int kMaxDigits = (64 + kDigitBits - 1) / kDigitBits;
 constexpr uint32_t kBuckets = 1u << kDigitBits;
 constexpr uint64_t kDigitMask = kBuckets - 1;
+constexpr uint32_t kMajorBuckets = 256;
+
+// Digits start at bits that vary between keys (`varying`); returns how many, their shifts in `shifts`.
+int placeDigits(uint64_t varying, int (&shifts)[kMaxDigits]) {
+  int digits = 0;
+  for (int bit = 0; bit < 64 && (varying >> bit) != 0;) {
+    if (((varying >> bit) & 1) == 0) {
+      ++bit;
+      continue;
+    }
+    shifts[digits++] = bit;
+    bit += kDigitBits;
+  }
+  return digits;
+}
 
 }  // namespace
 
@@ -30,15 +48,7 @@ int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
   uint64_t varying = 0;
   for (const SortEntry& e : entries) varying |= e.key ^ first;
   int shifts[kMaxDigits];
-  int digits = 0;
-  for (int bit = 0; bit < 64 && (varying >> bit) != 0;) {
-    if (((varying >> bit) & 1) == 0) {
-      ++bit;
-      continue;
-    }
-    shifts[digits++] = bit;
-    bit += kDigitBits;
-  }
+  int digits = placeDigits(varying, shifts);
 
   // One read builds the histograms of every digit.
   uint32_t histogram[kMaxDigits * kBuckets];  // 48 KiB on the stack
@@ -68,7 +78,7 @@ int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
   if (!majorBySequence.empty()) {
     // The most significant digit comes last (LSD): a stable pass by the major byte keeps key order
     // within each major value.
-    uint32_t counts[256] = {};
+    uint32_t counts[kMajorBuckets] = {};
     for (size_t i = 0; i < n; ++i) ++counts[majorBySequence[from[i].sequence]];
     if (*std::max_element(std::begin(counts), std::end(counts)) != n) {
       uint32_t sum = 0;
@@ -83,6 +93,89 @@ int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
   }
   if (from != entries.data()) std::memcpy(entries.data(), from, n * sizeof(SortEntry));
   return digits;
+}
+
+int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint8_t> majorBySequence) {
+  const size_t n = entries.size();
+  const uint32_t threads =
+      pool_ && n >= 2 && n >= parallelMinKeys_
+          ? static_cast<uint32_t>(std::min<size_t>(
+                pool_->threads(), std::max<size_t>(n / std::max<size_t>(minKeysPerThread_, 1), 2)))
+          : 1;
+  if (threads < 2) return radixSort(entries, scratch_, majorBySequence);
+  scratch_.resize(n);
+  counts_.resize(size_t{threads} * kBuckets);
+  varying_.resize(threads);
+
+  // One fork-join for the whole sort: the passes are separated by a barrier, not by a hand-off to the
+  // pool per pass (every run() wakes each worker through a condition variable). Thread t owns the
+  // contiguous input range [n*t/T, n*(t+1)/T) of every pass, so that the scatter, which places range t's
+  // entries of a digit after ranges 0..t-1's, keeps the sort stable exactly as the serial pass does.
+  std::barrier barrier(static_cast<std::ptrdiff_t>(threads));
+  int passes = 0;
+  pool_->run(threads, [&](uint32_t t) {
+    const size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+    const uint64_t first = entries[0].key;
+    uint64_t varying = 0;
+    for (size_t i = lo; i < hi; ++i) varying |= entries[i].key ^ first;
+    varying_[t] = varying;
+    barrier.arrive_and_wait();
+    varying = 0;
+    for (const uint64_t v : varying_) varying |= v;
+    int shifts[kMaxDigits];
+    const int digits = placeDigits(varying, shifts);
+
+    SortEntry* from = entries.data();
+    SortEntry* to = scratch_.data();
+    uint32_t* mine = counts_.data() + size_t{t} * kBuckets;
+    // One stable counting pass over the digit `digitOf` gives (kBuckets values at most). Returns false
+    // when every entry has the same digit (the pass is skipped, as the serial sort skips it).
+    auto pass = [&](uint32_t buckets, auto digitOf, bool skipUniform) {
+      std::fill(mine, mine + buckets, 0u);
+      for (size_t i = lo; i < hi; ++i) ++mine[digitOf(from[i])];
+      barrier.arrive_and_wait();
+      // This thread's first position for each digit: every entry of a smaller digit, then the entries
+      // of this digit in the ranges before this one.
+      uint32_t offsets[kBuckets];
+      uint32_t sum = 0, largest = 0;
+      for (uint32_t b = 0; b < buckets; ++b) {
+        uint32_t total = 0;
+        for (uint32_t u = 0; u < threads; ++u) {
+          const uint32_t c = counts_[size_t{u} * kBuckets + b];
+          if (u == t) offsets[b] = sum + total;
+          total += c;
+        }
+        largest = std::max(largest, total);
+        sum += total;
+      }
+      if (skipUniform && largest == n) {
+        // Every thread sees the same counts, so all skip together; the barrier keeps the counts alive
+        // until each has read them.
+        barrier.arrive_and_wait();
+        return false;
+      }
+      for (size_t i = lo; i < hi; ++i) {
+        const SortEntry e = from[i];
+        to[offsets[digitOf(e)]++] = e;
+      }
+      barrier.arrive_and_wait();
+      std::swap(from, to);
+      return true;
+    };
+    int ran = 0;
+    for (int d = 0; d < digits; ++d) {
+      const int shift = shifts[d];
+      ran += pass(
+          kBuckets, [shift](const SortEntry& e) { return uint32_t((e.key >> shift) & kDigitMask); }, false);
+    }
+    if (!majorBySequence.empty()) {
+      ran += pass(
+          kMajorBuckets, [&](const SortEntry& e) { return uint32_t{majorBySequence[e.sequence]}; }, true);
+    }
+    if (from != entries.data()) std::memcpy(entries.data() + lo, from + lo, (hi - lo) * sizeof(SortEntry));
+    if (t == 0) passes = ran;
+  });
+  return passes;
 }
 
 uint64_t hashSortedOrder(std::span<const SortEntry> sorted) {

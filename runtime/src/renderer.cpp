@@ -161,12 +161,14 @@ Renderer::Renderer(Device& device, RendererConfig config, AbiStamp app)
   REEL_ASSERT(config.framesInFlight >= 1 && config.framesInFlight <= kMaxFramesInFlight,
               "framesInFlight must be 1..4");
   workers_ = resolveRenderWorkers(config.workers);
-  // Workers exist only where they can be used: a device that records on one thread gets none.
-  if (device_.jobCapacity() > 1 && workers_ > 1) {
-    pool_ = std::make_unique<WorkerPool>(std::min(workers_, device_.jobCapacity()));
+  // The sort uses the workers on any device; translation jobs only where the device records on several
+  // threads (processFrame caps them at jobCapacity()).
+  if (workers_ > 1) {
+    pool_ = std::make_unique<WorkerPool>(workers_);
     planner_ = std::make_unique<JobPlanner>();
     minJobKeys_ = minJobKeysFromEnvironment();
   }
+  sorter_ = std::make_unique<RadixSorter>(pool_.get());
   thread_ = std::thread([this] { renderLoop(); });
   // Before any kick or flush: the render thread touches the device only for those.
   device_.setOwnerThread(thread_.get_id());
@@ -401,7 +403,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     if (ordered) mergedOrders_.resize(mergedPackets_.size(), static_cast<uint8_t>(buckets[b].order));
   }
   clock.enter(FramePhase::Sort);
-  radixSort(sortEntries_, sortScratch_, mergedOrders_);
+  sorter_->sort(sortEntries_, mergedOrders_);
   // Material binders' passes become packets before anyone sees the frame (material_passes.h).
   MaterialPasses::expand(buckets, sortEntries_, mergedPackets_, mergedBuckets_);
 

@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <random>
 
+#include "reel/runtime/null_device.h"
+#include "reel/runtime/renderer.h"
+#include "reel/runtime/worker_pool.h"
+
 namespace reel {
 namespace {
 
@@ -89,6 +93,91 @@ TEST(RadixSort, MajorDigitOrdersBeforeTheKeyAndKeepsTies) {
   const std::vector<uint8_t> same(4, 128);
   EXPECT_EQ(radixSort(a, scratch, same), radixSort(b, scratch));
   EXPECT_EQ(hashSortedOrder(a), hashSortedOrder(b));
+}
+
+// The parallel sort against the serial one: same entries in the same order, same order hash, for
+// inputs that stress the split (ranges of one digit, empty ranges, every entry equal, one bit varying).
+void expectParallelMatchesSerial(const std::vector<uint64_t>& keys, const std::vector<uint8_t>& major = {}) {
+  std::vector<SortEntry> serial = withSequence(keys);
+  std::vector<SortEntry> scratch;
+  const int serialPasses = radixSort(serial, scratch, major);
+  for (uint32_t threads : {2u, 3u, 8u}) {
+    WorkerPool pool(threads);
+    RadixSorter sorter(&pool, 0, 1);  // parallel from the smallest input on, every thread a range
+    std::vector<SortEntry> parallel = withSequence(keys);
+    EXPECT_EQ(sorter.sort(parallel, major), serialPasses) << threads << " threads";
+    ASSERT_EQ(parallel.size(), serial.size());
+    for (size_t i = 0; i < serial.size(); ++i) {
+      ASSERT_EQ(parallel[i].key, serial[i].key) << threads << " threads, at " << i;
+      ASSERT_EQ(parallel[i].sequence, serial[i].sequence) << threads << " threads, tie order at " << i;
+    }
+    EXPECT_EQ(hashSortedOrder(parallel), hashSortedOrder(serial));
+  }
+}
+
+TEST(RadixSortParallel, MatchesTheSerialSortOnRandomKeys) {
+  std::mt19937_64 rng(4);
+  for (size_t n : {0u, 1u, 2u, 3u, 7u, 1000u, 65537u, 300000u}) {
+    std::vector<uint64_t> keys(n);
+    for (auto& k : keys) k = rng();
+    expectParallelMatchesSerial(keys);
+  }
+}
+
+TEST(RadixSortParallel, MatchesTheSerialSortOnAdversarialKeys) {
+  std::mt19937_64 rng(5);
+  const size_t n = 50000;
+  expectParallelMatchesSerial(std::vector<uint64_t>(n, 42));  // one value: no pass, order untouched
+  std::vector<uint64_t> keys(n);
+  for (size_t i = 0; i < n; ++i) keys[i] = (i < n / 2 ? 1ull : 0ull) << 63;  // one bit, halves swap
+  expectParallelMatchesSerial(keys);
+  for (size_t i = 0; i < n; ++i) keys[i] = n - i;  // reversed: every range writes behind the others
+  expectParallelMatchesSerial(keys);
+  for (size_t i = 0; i < n; ++i) keys[i] = i;  // already sorted
+  expectParallelMatchesSerial(keys);
+  for (auto& k : keys) k = (rng() % 3) << 40 | 0xFFFF'0000'0000'0000ull;  // many ties, few digits
+  expectParallelMatchesSerial(keys);
+  for (size_t i = 0; i < n; ++i) keys[i] = i % 2 ? ~0ull : 0;  // every digit varies, two values
+  expectParallelMatchesSerial(keys);
+  // Bucket orders: random, and one order only (the pass is skipped in both).
+  std::vector<uint8_t> major(n);
+  for (auto& m : major) m = static_cast<uint8_t>(rng() % 4 * 64);
+  for (auto& k : keys) k = rng() % 1000;
+  expectParallelMatchesSerial(keys, major);
+  expectParallelMatchesSerial(keys, std::vector<uint8_t>(n, 128));
+}
+
+// A frame above the threshold goes through the parallel sort on the renderer's workers: the observer's
+// sorted entries and hash equal the serial sort of the same merged keys.
+TEST(RadixSortParallel, RendererSortsALargeFrameAsTheSerialSort) {
+  struct Sorted final : FrameObserver {
+    std::vector<SortEntry> sorted;
+    std::vector<uint64_t> mergedKeys;
+    uint64_t hash = 0;
+    void onFrame(const FrameView& frame) override {
+      sorted.assign(frame.sorted.begin(), frame.sorted.end());
+      hash = frame.sortedOrderHash;
+    }
+  } observer;
+  NullDevice device;
+  Renderer renderer(device, {.workers = 4});
+  auto& bucket = renderer.createBucket<uint64_t>("many");
+  auto registration = renderer.addObserver(observer);
+  std::mt19937_64 rng(6);
+  std::vector<uint64_t> keys(RadixSorter::kParallelMinKeys + 1000);
+  for (auto& k : keys) {
+    k = rng() % 5000 << 20;  // ties in plenty
+    bucket.add<cmd::Draw>(k);
+  }
+  renderer.kick();
+  renderer.flushAndWait();
+  std::vector<SortEntry> expected = withSequence(keys);
+  std::vector<SortEntry> scratch;
+  radixSort(expected, scratch);
+  ASSERT_EQ(observer.sorted.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    ASSERT_EQ(observer.sorted[i].sequence, expected[i].sequence) << i;
+  EXPECT_EQ(observer.hash, hashSortedOrder(expected));
 }
 
 }  // namespace

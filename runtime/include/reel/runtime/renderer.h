@@ -112,6 +112,7 @@ class PhaseClock;  // renderer.cpp: times the render thread's phases
 }
 class WorkerPool;  // worker_pool.h: the render workers
 class JobPlanner;  // translation_jobs.h: job ranges and the state each starts from
+class RadixSorter;  // radix_sort.h: the frame's sort, parallel when large
 
 class Renderer {
  public:
@@ -232,13 +233,13 @@ class Renderer {
   std::vector<uint16_t> mergedBuckets_;
   std::vector<uint8_t> mergedOrders_;  // each merged key's BucketOrder; empty when all buckets share one
   std::vector<SortEntry> sortEntries_;
-  std::vector<SortEntry> sortScratch_;
   std::vector<uint32_t> deferredDestroys_;
   LiveResources live_;
   uint32_t workers_ = 1;
   size_t minJobKeys_ = 0;  // translation_jobs.h: kMinJobKeys unless REEL_RENDER_JOB_KEYS says otherwise
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<JobPlanner> planner_;
+  std::unique_ptr<RadixSorter> sorter_;    // on pool_ for large frames
   std::vector<uint8_t> computePipelines_;  // per pipeline handle slot: binds to the compute bind point
 
   std::thread thread_;  // last: starts after everything above exists
