@@ -7,7 +7,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <mutex>
 #include <optional>
@@ -21,6 +23,7 @@
 namespace reel::capture {
 
 using detail::BucketTicket;
+using detail::DroppedFrame;
 using detail::FrameTicket;
 using detail::Snapshot;
 using detail::SnapshotResource;
@@ -68,6 +71,9 @@ struct Capture::State {
   std::array<FrameTicket, kMaxObserverRetainedFrames> ring;
   uint32_t ringHead = 0;
   uint32_t ringCount = 0;
+  // WhenBehind::DropFrames: frames left out while the ring was full, in frame order. The writer takes
+  // whichever of the ring's head and this one's comes first.
+  std::deque<DroppedFrame> dropped;
   std::unique_ptr<Snapshot> snapshot;
   std::vector<std::pair<uint64_t, std::string>> markers;  // (frame, text) not yet handed over
   std::string endReason;
@@ -78,6 +84,12 @@ struct Capture::State {
 
   void writerLoop();
   Result<void> writeFrame(trace::MessageEncoder& builder, FrameTicket& ticket);
+  Result<void> writeDropped(trace::MessageEncoder& builder, DroppedFrame& frame);
+  Result<void> writeMarkersAndKeyTypes(trace::MessageEncoder& builder, const FrameTicket* ticket,
+                                       uint64_t frame, const std::vector<std::string>& texts);
+  Result<void> appendFrame(trace::MessageEncoder& builder, const trace::FrameSource& source,
+                           trace::FrameCounts& counts, const std::function<void()>& release);
+  void updateFileStats();
   Result<void> writeHeaderAndResources(trace::MessageEncoder& builder, const FrameTicket* firstTicket);
   void releaseStreams(FrameTicket& ticket);
   void popTicket();
@@ -205,7 +217,13 @@ void Capture::marker(std::string text) {
 
 CaptureStats Capture::stats() const {
   std::lock_guard lock(state_->mutex);
-  return state_->stats;
+  CaptureStats stats = state_->stats;
+  // Chunks reach the file on compression threads, between the writer thread's updates.
+  const trace::TraceFileWriter& file = *state_->file;
+  stats.fileBytes = file.fileBytes();
+  stats.chunks = file.chunks();
+  stats.framesOnDisk = file.framesOnDisk();
+  return stats;
 }
 
 // ---- render thread ----
@@ -252,6 +270,26 @@ void Capture::onFrame(const FrameView& view) {
     return;
   }
   std::unique_lock lock(s.mutex);
+  if (s.ringCount == s.ring.size() && s.options.whenBehind == WhenBehind::DropFrames && !s.closed.load()) {
+    // The writer is kMaxObserverRetainedFrames frames behind, and the app asked not to wait: the frame's
+    // requests are kept (later frames need the resources they make), its buckets are not.
+    DroppedFrame& d = s.dropped.emplace_back();
+    d.frame = view.frame;
+    d.sortedOrderHash = view.sortedOrderHash;
+    if (view.requests && !view.requests->requests.empty()) {
+      d.requests = std::make_unique<RequestStream>();
+      d.requests->bytes.assign(view.requests->bytes.begin(), view.requests->bytes.end());
+      d.requests->requests = view.requests->requests;
+    }
+    auto it = s.markers.begin();
+    for (; it != s.markers.end() && it->first <= view.frame; ++it) d.markers.push_back(std::move(it->second));
+    s.markers.erase(s.markers.begin(), it);
+    ++s.stats.framesCaptured;
+    ++s.stats.framesDropped;
+    lock.unlock();
+    s.workReady.notify_one();
+    return;
+  }
   if (s.ringCount == s.ring.size()) {
     // The writer is kMaxObserverRetainedFrames frames behind: wait for it rather than drop the frame.
     const auto began = std::chrono::steady_clock::now();
@@ -330,46 +368,93 @@ Result<void> Capture::State::writeHeaderAndResources(trace::MessageEncoder& buil
   return {};
 }
 
-Result<void> Capture::State::writeFrame(trace::MessageEncoder& builder, FrameTicket& ticket) {
-  if (auto r = writeHeaderAndResources(builder, &ticket); !r) return r;
+Result<void> Capture::State::writeMarkersAndKeyTypes(trace::MessageEncoder& builder,
+                                                     const FrameTicket* ticket, uint64_t frame,
+                                                     const std::vector<std::string>& texts) {
+  if (auto r = writeHeaderAndResources(builder, ticket); !r) return r;
   std::vector<const CommandBucketBase*> newKeyTypes;
-  for (const BucketTicket& b : ticket.buckets) {
-    const std::string keyType = b.bucket->keyTypeName();
-    if (std::find(knownKeyTypes.begin(), knownKeyTypes.end(), keyType) != knownKeyTypes.end()) continue;
-    knownKeyTypes.push_back(keyType);
-    newKeyTypes.push_back(b.bucket);
+  if (ticket) {
+    for (const BucketTicket& b : ticket->buckets) {
+      const std::string keyType = b.bucket->keyTypeName();
+      if (std::find(knownKeyTypes.begin(), knownKeyTypes.end(), keyType) != knownKeyTypes.end()) continue;
+      knownKeyTypes.push_back(keyType);
+      newKeyTypes.push_back(b.bucket);
+    }
   }
   if (!newKeyTypes.empty()) {
-    if (auto r = file->append(builder.keyLayouts(newKeyTypes), trace::MessageKind::KeyLayouts, ticket.frame);
-        !r) {
+    if (auto r = file->append(builder.keyLayouts(newKeyTypes), trace::MessageKind::KeyLayouts, frame); !r) {
       return r;
     }
   }
-  for (const std::string& text : ticket.markers) {
-    if (auto r = file->append(builder.marker(ticket.frame, text), trace::MessageKind::Marker, ticket.frame);
-        !r) {
-      return r;
-    }
+  for (const std::string& text : texts) {
+    if (auto r = file->append(builder.marker(frame, text), trace::MessageKind::Marker, frame); !r) return r;
   }
-  trace::FrameCounts counts;
-  auto message =
-      builder.frame({ticket.frame, ticket.sortedOrderHash, ticket.requests, ticket.buckets}, counts);
+  return {};
+}
+
+Result<void> Capture::State::appendFrame(trace::MessageEncoder& builder, const trace::FrameSource& source,
+                                         trace::FrameCounts& counts, const std::function<void()>& release) {
+  trace::FrameSource s = source;
+  // A frame may encode what did not change since the frame before it only within one chunk: chunks
+  // decode on their own.
+  s.predict = options.compression.predictFrames && file->chunkOpen();
+  auto message = builder.frame(s, counts);
+  if (message && s.predict && !file->continuesChunk(message.value().size())) {
+    // This message would open a new chunk (the 2 GiB limit of one chunk): encode it whole instead.
+    s.predict = false;
+    counts = {};
+    message = builder.frame(s, counts);
+  }
   // The message is built: the render thread may have the streams back before compression starts.
-  releaseStreams(ticket);
-  const uint64_t frame = ticket.frame;
-  popTicket();
+  release();
   if (!message) return fail(options.path, ": ", message.error().message);
-  if (auto r = file->append(message.value(), trace::MessageKind::Frame, frame); !r) return r;
+  if (auto r = file->append(message.value(), trace::MessageKind::Frame, source.frame); !r) return r;
   if (auto r = file->frameDone(); !r) return r;
+  return file->tick();
+}
+
+void Capture::State::updateFileStats() {
+  stats.messageBytes = file->messageBytes();
+  stats.fileBytes = file->fileBytes();
+  stats.chunks = file->chunks();
+  stats.framesOnDisk = file->framesOnDisk();
+  stats.compressWaits = file->compressWaits();
+  stats.compressWaitNs = file->compressWaitNs();
+  stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
+}
+
+Result<void> Capture::State::writeFrame(trace::MessageEncoder& builder, FrameTicket& ticket) {
+  if (auto r = writeMarkersAndKeyTypes(builder, &ticket, ticket.frame, ticket.markers); !r) return r;
+  trace::FrameCounts counts;
+  auto r = appendFrame(builder, {ticket.frame, ticket.sortedOrderHash, ticket.requests, ticket.buckets},
+                       counts, [&] {
+                         releaseStreams(ticket);
+                         popTicket();
+                       });
+  if (!r) return r;
   std::lock_guard lock(mutex);
   ++stats.framesWritten;
   stats.packets += counts.packets;
   stats.packetBytes += counts.packetBytes;
-  stats.messageBytes = file->messageBytes();
-  stats.fileBytes = file->fileBytes();
-  stats.chunks = file->chunks();
-  stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
+  updateFileStats();
   return {};
+}
+
+Result<void> Capture::State::writeDropped(trace::MessageEncoder& builder, DroppedFrame& d) {
+  if (auto r = writeMarkersAndKeyTypes(builder, nullptr, d.frame, d.markers); !r) return r;
+  trace::FrameCounts counts;
+  trace::FrameSource source{d.frame, d.sortedOrderHash, d.requests.get(), {}};
+  source.dropped = true;
+  auto r = appendFrame(builder, source, counts, [] {});
+  {
+    std::lock_guard lock(mutex);
+    dropped.pop_front();
+    if (r) {
+      ++stats.framesWritten;
+      updateFileStats();
+    }
+  }
+  return r;
 }
 
 std::string Capture::State::summary() const {
@@ -386,12 +471,12 @@ std::string Capture::State::summary() const {
   } else {
     std::snprintf(line, sizeof line,
                   "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
-                  "render thread waited %llu times (%.2f ms) [%s]",
+                  "render thread waited %llu times (%.2f ms), %llu frames dropped [%s]",
                   frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
                   double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
                   static_cast<unsigned long long>(stats.resources),
                   static_cast<unsigned long long>(stats.renderWaits), double(stats.renderWaitNs) / 1e6,
-                  endReason.c_str());
+                  static_cast<unsigned long long>(stats.framesDropped), endReason.c_str());
   }
   return line;
 }
@@ -401,17 +486,41 @@ void Capture::State::writerLoop() {
   Result<void> status;
   for (;;) {
     std::unique_lock lock(mutex);
-    workReady.wait(lock,
-                   [&] { return snapshot || ringCount > 0 || nextFrame >= endBefore.load() || shutdown; });
+    const auto ready = [&] {
+      return snapshot || ringCount > 0 || !dropped.empty() || nextFrame >= endBefore.load() || shutdown;
+    };
+    // An open chunk closes at its deadline even when no frame comes: a killed app loses at most that.
+    if (const auto deadline = file->chunkDeadline()) {
+      if (!workReady.wait_until(lock, *deadline, ready)) {
+        lock.unlock();
+        status = file->tick();
+        if (!status) break;
+        lock.lock();
+        updateFileStats();
+        continue;
+      }
+    } else {
+      workReady.wait(lock, ready);
+    }
     if (snapshot) {
       pendingSnapshot = std::move(snapshot);
       continue;
     }
-    if (ringCount > 0) {
+    // Frames in frame order, whether queued with their streams or dropped.
+    const bool ringFirst = ringCount > 0 && (dropped.empty() || ring[ringHead].frame < dropped.front().frame);
+    if (ringFirst) {
       FrameTicket& ticket = ring[ringHead];
       lock.unlock();
       nextFrame = ticket.frame + 1;
       status = writeFrame(builder, ticket);
+      if (!status) break;
+      continue;
+    }
+    if (!dropped.empty()) {
+      DroppedFrame& d = dropped.front();
+      lock.unlock();
+      nextFrame = d.frame + 1;
+      status = writeDropped(builder, d);
       if (!status) break;
       continue;
     }
@@ -441,10 +550,8 @@ void Capture::State::writerLoop() {
     }
   }
   stats.finished = true;
-  stats.messageBytes = file->messageBytes();
-  stats.fileBytes = file->fileBytes();
-  stats.chunks = file->chunks();
-  stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
+  dropped.clear();
+  updateFileStats();
   const std::string line = summary();
   const std::string error = stats.error;
   lock.unlock();

@@ -3,6 +3,7 @@
 // once, the resources alive at the capture start (copied, since LiveResources keeps changing).
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ struct FrameTicket {
   const RequestStream* requests = nullptr;  // held by the lease
   std::vector<BucketTicket> buckets;        // capacity kept between frames: no allocation per frame
   std::vector<std::string> markers;         // made while the frame was recorded
+};
+
+// A frame dropped from the capture (WhenBehind::DropFrames): no lease, its requests copied.
+struct DroppedFrame {
+  uint64_t frame = 0;
+  uint64_t sortedOrderHash = 0;
+  std::unique_ptr<RequestStream> requests;  // null: the frame had none
+  std::vector<std::string> markers;
 };
 
 // The resources alive at the capture start, copied on the render thread for the writer.

@@ -4,6 +4,9 @@
 //       abort              abort() after 10 frames
 //       exit               std::exit(0) after 10 frames, the capture never destroyed
 //       handler            an own SIGTERM handler installed first; runs until it is called, exits 0
+//       timed              chunks close only by time (chunkMillis 20; no size or frame-count limit):
+//                          10 frames, then waits until they are on disk, prints "ondisk N" and idles
+//                          until killed ("timeout" after 10 s instead)
 
 #include <signal.h>
 #include <unistd.h>
@@ -33,7 +36,7 @@ void onTerminate(int) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s kill|term|int|abort|exit|handler PATH\n", argv[0]);
+    std::fprintf(stderr, "usage: %s kill|term|int|abort|exit|handler|timed PATH\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
@@ -47,10 +50,35 @@ int main(int argc, char** argv) {
   reel::capture::CaptureOptions options;
   options.path = argv[2];
   options.compression.maxFramesPerChunk = 2;
+  if (mode == "timed") {
+    options.compression.maxFramesPerChunk = 1u << 30;
+    options.compression.chunkBytes = 1ull << 40;
+    options.compression.chunkMillis = 20;
+  }
   auto capture = reel::capture::Capture::start(*renderer, options);
   if (!capture) {
     std::fprintf(stderr, "%s\n", capture.error().message.c_str());
     return 3;
+  }
+  if (mode == "timed") {
+    for (int f = 0; f < 10; ++f) {
+      scene->frame();
+      ::usleep(1000);
+    }
+    renderer->flushAndWait();
+    // No frame comes any more: only the time limit can close the chunk that holds them.
+    for (int waited = 0; waited < 10000; ++waited) {
+      const uint64_t onDisk = capture.value()->stats().framesOnDisk;
+      if (onDisk >= 10) {
+        std::printf("ondisk %llu\n", static_cast<unsigned long long>(onDisk));
+        std::fflush(stdout);
+        for (;;) ::pause();
+      }
+      ::usleep(1000);
+    }
+    std::printf("timeout\n");
+    std::fflush(stdout);
+    for (;;) ::pause();
   }
   uint64_t chunks = 0;
   for (uint64_t f = 0;; ++f) {

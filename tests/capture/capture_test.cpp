@@ -409,6 +409,7 @@ TEST(Capture, AWriterFallingBehindMakesTheRenderThreadWaitAndDropsNothing) {
               {.draws = 200, .auxBytes = 1024, .randomAux = true});  // ~200 KiB per frame, incompressible
   CaptureOptions o = options(fifo);
   o.compression.maxFramesPerChunk = 1;
+  o.compression.maxPendingBytes = 1;  // one chunk waits for the file at a time, then the writer waits
   auto capture = start(renderer, o);
   ASSERT_TRUE(capture);
 

@@ -98,6 +98,28 @@ TEST(CaptureCrash, SigkillLeavesATraceReadableToItsLastWholeChunk) {
   expectFramesMatchTheScene(reader.value());
 }
 
+// The loss window: a chunk closes chunkMillis after it opened even when no frame follows, so a process
+// killed then keeps every frame older than that. The child's chunks close by time alone (no size or
+// frame-count limit); it says when its 10 frames are on disk, and is killed at once.
+TEST(CaptureCrash, SigkillAfterTheTimeLimitKeepsEveryFrameOlderThanIt) {
+  TempDir dir;
+  const std::string path = dir.path("timed.reel");
+  Child child = spawnChild("timed", path);
+  char line[128] = {};
+  ASSERT_TRUE(std::fgets(line, sizeof line, child.out));
+  ::kill(child.pid, SIGKILL);
+  const int status = waitStatus(child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  ASSERT_EQ(std::string(line), "ondisk 10\n") << "the frames never reached the file by the time limit";
+
+  auto reader = trace::TraceReader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_FALSE(reader->hasIndex());
+  EXPECT_FALSE(reader->complete());
+  EXPECT_EQ(reader->frameCount(), 10u);
+  expectFramesMatchTheScene(reader.value());
+}
+
 void expectCompleteAfter(const std::string& mode, int signal, const std::string& reason) {
   TempDir dir;
   const std::string path = dir.path(mode + ".reel");

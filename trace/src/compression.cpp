@@ -35,6 +35,16 @@ Result<ChunkCompressor> ChunkCompressor::create(const trace::CompressionSettings
     if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx.get(), param, value), "parameter"); !r)
       return r.error();
   }
+  if (settings.zstdWorkers > 0) {
+    if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_nbWorkers, settings.zstdWorkers),
+                           "worker count (a libzstd without threads?)");
+        !r)
+      return r.error();
+    // zstd's own job size follows the window (256 MiB with long-distance matching), larger than a
+    // chunk: one job, one thread. Jobs of 4 MiB let the workers share a chunk.
+    if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_jobSize, 4 << 20), "job size"); !r)
+      return r.error();
+  }
   return ChunkCompressor(std::move(cctx), settings);
 }
 

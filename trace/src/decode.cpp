@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "reel/schema/predict.h"
 #include "reel/schema/shuffle.h"
 
 namespace reel::trace {
@@ -268,13 +269,58 @@ Result<void> addKeyLayouts(TraceHeader& header, const fb::KeyLayouts& layouts) {
   return {};
 }
 
-Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, BucketRecord& out) {
+bool Decoder::predicted(const fb::Frame& frame) {
+  if (const auto* buckets = frame.buckets()) {
+    for (uint32_t i = 0; i < buckets->size(); ++i) {
+      if (buckets->Get(i)->predictors() != 0) return true;
+    }
+  }
+  return false;
+}
+
+bool Decoder::follows(FramePlace place) const {
+  return place.position != UINT64_MAX && place.position > 0 && last.position + 1 == place.position &&
+         last.chunk == place.chunk;
+}
+
+Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, BucketRecord& out,
+                             FramePlace place) {
+  using schema::PredictedColumn;
+  using schema::Predictor;
   out.index = b.index();
   out.name = view(b.name());
   out.keyType = view(b.key_type());
   out.retained = b.retained();
   out.order = static_cast<BucketOrder>(b.order());
-  const auto keyBytes = bytesOf(b.keys());
+  const uint8_t predictors = b.predictors();
+  const Predictor keyPredictor = schema::predictorOf(predictors, PredictedColumn::Keys);
+  const Predictor payloadPredictor = schema::predictorOf(predictors, PredictedColumn::Payload);
+  const Predictor auxPredictor = schema::predictorOf(predictors, PredictedColumn::Aux);
+  if (predictors >> 6 != 0 || keyPredictor > Predictor::Linear || payloadPredictor > Predictor::Linear ||
+      auxPredictor > Predictor::Linear) {
+    return fail("unknown predictors 0x", std::to_string(predictors));
+  }
+  // The frames a predicted column restores from: this bucket in the one or two frames just before, in
+  // this chunk, decoded last.
+  const HistorySlot* previous = nullptr;
+  const HistorySlot* beforePrevious = nullptr;
+  if (predictors != 0) {
+    const BucketHistory* h = out.index < history.size() ? &history[out.index] : nullptr;
+    auto at = [&](const HistorySlot& slot, uint64_t back) {
+      return place.position != UINT64_MAX && place.position >= back &&
+             slot.place.position == place.position - back && slot.place.chunk == place.chunk;
+    };
+    if (h && at(h->slots[0], 1)) previous = &h->slots[0];
+    if (h && at(h->slots[1], 2)) beforePrevious = &h->slots[1];
+    const bool linear = keyPredictor == Predictor::Linear || payloadPredictor == Predictor::Linear ||
+                        auxPredictor == Predictor::Linear;
+    if (!previous || (linear && !beforePrevious)) {
+      return fail("bucket ", out.index, " is encoded against the ", linear ? "two frames" : "frame",
+                  " before it in its chunk, which ", linear ? "were" : "was", " not decoded before it",
+                  place.position == UINT64_MAX ? " (its place in the trace is unknown)" : "");
+    }
+  }
+  const auto keyBytes = bytesOf(keyPredictor != Predictor::Plain ? b.keys_residual() : b.keys());
   if (keyBytes.size() % sizeof(uint64_t) != 0)
     return fail("key column of ", keyBytes.size(), " bytes is not whole keys");
   out.keys_.resize(keyBytes.size() / sizeof(uint64_t));
@@ -286,8 +332,24 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   out.bodyType_ = span4(b.body_type());
   out.bodyAuxSize_ = span4(b.body_aux_size());
   const auto sharedBodies = span4(b.shared_bodies());
-  const auto payloadColumn = bytesOf(b.payload());
-  const auto auxColumn = bytesOf(b.aux());
+  const auto payloadColumn =
+      bytesOf(payloadPredictor != Predictor::Plain ? b.payload_residual() : b.payload());
+  const auto auxColumn = bytesOf(auxPredictor != Predictor::Plain ? b.aux_residual() : b.aux());
+  // A residual column restores against columns of its own length (the writer predicts from nothing else).
+  auto sameLength = [&](const char* what, Predictor p, uint64_t bytes,
+                        std::vector<uint8_t> HistorySlot::*column) -> Result<void> {
+    if (p == Predictor::Plain) return {};
+    if ((previous->*column).size() != bytes ||
+        (p == Predictor::Linear && (beforePrevious->*column).size() != bytes)) {
+      return fail(what, " column of ", bytes, " bytes is encoded against a frame whose column has ",
+                  (previous->*column).size());
+    }
+    return {};
+  };
+  if (auto ok = sameLength("key", keyPredictor, keyBytes.size(), &HistorySlot::keys); !ok) return ok;
+  if (auto ok = sameLength("payload", payloadPredictor, payloadColumn.size(), &HistorySlot::payload); !ok)
+    return ok;
+  if (auto ok = sameLength("aux", auxPredictor, auxColumn.size(), &HistorySlot::aux); !ok) return ok;
 
   const size_t keys = out.keys_.size(), links = out.linkBody_.size(), bodies = out.bodyType_.size();
   if (chainLengths.size() != keys) return fail(keys, " keys but ", chainLengths.size(), " chain lengths");
@@ -397,13 +459,48 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   for (size_t l = 0; l < out.linkTag_.size(); ++l) {
     if (out.linkTag_[l] > tagCount) return fail("link ", l, " names tag ", out.linkTag_[l], " of ", tagCount);
   }
+
+  auto* keyData = reinterpret_cast<uint8_t*>(out.keys_.data());
+  auto* payloadData = reinterpret_cast<uint8_t*>(out.payload_.data());
+  auto* auxData = reinterpret_cast<uint8_t*>(out.aux_.data());
+  const uint8_t* none = nullptr;
+  auto b2 = [&](std::vector<uint8_t> HistorySlot::*column) {
+    return beforePrevious ? (beforePrevious->*column).data() : none;
+  };
+  if (keyPredictor != Predictor::Plain) {
+    schema::restore(keyPredictor, keyData, previous->keys.data(), b2(&HistorySlot::keys), keyBytes.size(), 8);
+  }
+  if (payloadPredictor != Predictor::Plain) {
+    schema::restore(payloadPredictor, payloadData, previous->payload.data(), b2(&HistorySlot::payload),
+                    payload, 4);
+  }
+  if (auxPredictor != Predictor::Plain) {
+    schema::restore(auxPredictor, auxData, previous->aux.data(), b2(&HistorySlot::aux), aux, 4);
+  }
+  // Kept for the frames after this one in its chunk. Whatever the header's version: a chunk is read as
+  // it is, and what it holds says whether it predicts.
+  if (place.position != UINT64_MAX) {
+    if (out.index >= history.size()) history.resize(out.index + 1);
+    BucketHistory& h = history[out.index];
+    // The same frame decoded again replaces itself: the frame before it stays in the other slot.
+    if (h.slots[0].place.position != place.position || h.slots[0].place.chunk != place.chunk)
+      std::swap(h.slots[1], h.slots[0]);
+    h.slots[0].keys.assign(keyData, keyData + keyBytes.size());
+    h.slots[0].payload.assign(payloadData, payloadData + payload);
+    h.slots[0].aux.assign(auxData, auxData + aux);
+    h.slots[0].place = place;
+  }
   return {};
 }
 
 Result<void> Decoder::frame(const fb::Frame& f, const TraceHeader& header,
-                            std::shared_ptr<const void> keepAlive, FrameRecord& out) {
+                            std::shared_ptr<const void> keepAlive, FrameRecord& out, FramePlace place) {
+  last = {};
   out.number = f.number();
   out.sortedOrderHash = f.sorted_order_hash();
+  out.dropped = f.dropped();
+  if (out.dropped && f.buckets() && f.buckets()->size() > 0)
+    return fail("frame ", out.number, " is marked dropped but has ", f.buckets()->size(), " buckets");
   out.requests.clear();
   if (const auto* requests = f.requests()) {
     out.requests.reserve(requests->size());
@@ -425,10 +522,11 @@ Result<void> Decoder::frame(const fb::Frame& f, const TraceHeader& header,
   // Existing records keep their buffers: a replay decodes frame after frame into one FrameRecord.
   out.buckets.resize(buckets ? buckets->size() : 0);
   for (uint32_t i = 0; i < out.buckets.size(); ++i) {
-    if (auto ok = bucket(*buckets->Get(i), header, out.buckets[i]); !ok)
+    if (auto ok = bucket(*buckets->Get(i), header, out.buckets[i], place); !ok)
       return fail("frame ", out.number, ": bucket ", i, ": ", ok.error().message);
   }
   out.keepAlive = std::move(keepAlive);
+  last = place;
   return {};
 }
 

@@ -28,16 +28,45 @@ Result<void> addKeyLayouts(TraceHeader& header, const fb::KeyLayouts& layouts);
 // Decodes frames into records it is handed, reusing their buffers: a reader keeps one Decoder (its
 // grouping scratch keeps its capacity too), a replay keeps one FrameRecord. On failure `out` holds
 // whatever was decoded so far and must not be used.
+//
+// Predicted columns (format 1.3, trace.fbs Bucket.predictors) restore from the frames decoded just
+// before, which the decoder keeps: `place` says where a frame is (its position among the trace's frames
+// and its chunk), and a predicted bucket needs the frame at position - 1 (and - 2) of the same chunk to
+// have been decoded last. follows() tells the reader whether to decode those first.
+struct FramePlace {
+  uint64_t position = UINT64_MAX;  // UINT64_MAX: unknown (nothing predicts from it, it predicts from nothing)
+  uint32_t chunk = UINT32_MAX;
+};
 struct Decoder {
   Result<void> frame(const fb::Frame& frame, const TraceHeader& header, std::shared_ptr<const void> keepAlive,
-                     FrameRecord& out);
-  Result<void> bucket(const fb::Bucket& bucket, const TraceHeader& header, BucketRecord& out);
+                     FrameRecord& out, FramePlace place = {});
+  Result<void> bucket(const fb::Bucket& bucket, const TraceHeader& header, BucketRecord& out,
+                      FramePlace place = {});
+  // Whether the frame message needs frames before it (a bucket with a predicted column), and whether the
+  // last frame decoded is the one just before `place`.
+  static bool predicted(const fb::Frame& frame);
+  bool follows(FramePlace place) const;
+  void forgetHistory() {
+    history.clear();
+    last = {};
+  }
 
   // Scratch kept from bucket to bucket: bodies per command id, ids in order of first body, next offset.
   std::vector<uint32_t> typeBodies;
   std::vector<uint16_t> typeOrder;
   std::vector<uint64_t> typeCursor;
   schema::ColumnGroups auxGroups;
+
+  // Per bucket index: its columns, restored, in the last two frames decoded that had it.
+  struct HistorySlot {
+    std::vector<uint8_t> keys, payload, aux;
+    FramePlace place;
+  };
+  struct BucketHistory {
+    HistorySlot slots[2];  // [0] the latest
+  };
+  std::vector<BucketHistory> history;
+  FramePlace last;  // of the last frame decoded whole
 };
 Result<ResourcesRecord> decodeResources(const fb::Resources& resources, const TraceHeader& header,
                                         std::shared_ptr<const void> keepAlive);

@@ -5,6 +5,7 @@
 #include "reel/runtime/commands.h"
 #include "reel/runtime/frame.h"
 #include "reel/schema/messages.h"
+#include "reel/schema/predict.h"
 #include "reel/version.h"
 
 namespace reel::trace {
@@ -248,14 +249,8 @@ Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCount
   const bool retained = lastEpoch[source.index] == source.epoch;
   lastEpoch[source.index] = source.epoch;
 
-  // The columns as trace.fbs stores them: keys, payloads and aux data byte-shuffled, by groups.
-  c.shuffledKeys.resize(c.keys.size() * sizeof(uint64_t));
-  schema::shuffleBytes(reinterpret_cast<const uint8_t*>(c.keys.data()), c.keys.size(), sizeof(uint64_t),
-                       c.shuffledKeys.data());
-  c.shuffledPayload.resize(c.payloadGroups.totalBytes());
-  c.payloadGroups.scatter(base, c.payloadOffset.data(), c.shuffledPayload.data());
-  c.shuffledAux.resize(c.auxGroups.totalBytes());
-  c.auxGroups.scatter(base, c.auxOffset.data(), c.shuffledAux.data());
+  // The columns as trace.fbs stores them, kept unshuffled for the next frame to predict from.
+  const uint8_t predictors = predictedColumns(source, base);
 
   std::vector<Offset<String>> strings;
   strings.reserve(c.strings.size());
@@ -265,25 +260,103 @@ Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCount
                                    : fbb.CreateVectorOfStructs(
                                          reinterpret_cast<const fb::Tag*>(c.tags.data()), c.tags.size() / 4);
   static_assert(sizeof(fb::Tag) == 4 * sizeof(uint32_t));
-  const auto aux = column(fbb, c.shuffledAux);
-  const auto payload = column(fbb, c.shuffledPayload);
+  using schema::PredictedColumn;
+  auto plainOrResidual = [&](PredictedColumn which, const std::vector<uint8_t>& bytes, bool asResidual) {
+    return (schema::predictorOf(predictors, which) != schema::Predictor::Plain) == asResidual
+               ? column(fbb, bytes)
+               : 0;
+  };
+  const auto auxResidual = plainOrResidual(PredictedColumn::Aux, c.shuffledAux, true);
+  const auto payloadResidual = plainOrResidual(PredictedColumn::Payload, c.shuffledPayload, true);
+  const auto keysResidual = plainOrResidual(PredictedColumn::Keys, c.shuffledKeys, true);
+  const auto aux = plainOrResidual(PredictedColumn::Aux, c.shuffledAux, false);
+  const auto payload = plainOrResidual(PredictedColumn::Payload, c.shuffledPayload, false);
   const auto sharedBodies = column(fbb, c.sharedBodies);
   const auto bodyAuxSize = column(fbb, c.bodyAuxSize);
   const auto bodyType = column(fbb, c.bodyType);
   const auto linkTag = column(fbb, c.linkTag);
   const auto linkBody = column(fbb, c.linkBody);
   const auto chainLengths = column(fbb, c.chainLengths);
-  const auto keys = column(fbb, c.shuffledKeys);
+  const auto keys = plainOrResidual(PredictedColumn::Keys, c.shuffledKeys, false);
   const auto keyType = fbb.CreateString(source.bucket->keyTypeName());
   const auto name = fbb.CreateString(source.bucket->name());
   return fb::CreateBucket(fbb, source.index, name, keyType, retained, keys, chainLengths, linkBody, linkTag,
                           bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector,
-                          static_cast<uint8_t>(source.order))
+                          static_cast<uint8_t>(source.order), predictors, keysResidual, payloadResidual,
+                          auxResidual)
       .Union();
+}
+
+uint8_t MessageEncoder::Impl::predictedColumns(const BucketSource& source, const uint8_t* base) {
+  Columns& c = columns;
+  using schema::PredictedColumn;
+  using schema::Predictor;
+  if (source.index >= history.size()) history.resize(source.index + 1);
+  ColumnHistory& h = history[source.index];
+  // What the reader compares is only the columns' lengths; the layout (command ids and aux sizes body by
+  // body) decides whether the previous frame is worth predicting from.
+  uint64_t layout = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < c.bodyType.size(); ++i) {
+    layout = (layout ^ (uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i])) * 0x100000001b3ull;
+  }
+  layout ^= c.keys.size() * 0x9E3779B97F4A7C15ull;
+  // Slot 0 becomes this frame's columns, unshuffled.
+  ColumnHistory::Slot& now = h.slots[0];
+  now.keys.resize(c.keys.size() * sizeof(uint64_t));
+  if (!c.keys.empty()) std::memcpy(now.keys.data(), c.keys.data(), now.keys.size());
+  now.payload.resize(c.payloadGroups.totalBytes());
+  for (size_t i = 0; i < c.bodyType.size(); ++i) {
+    const uint32_t size = commandInfo(static_cast<CommandType>(c.bodyType[i])).size;
+    std::memcpy(now.payload.data() + c.payloadGroups.elementOffset(i), base + c.payloadOffset[i], size);
+  }
+  now.aux.resize(c.auxGroups.totalBytes());
+  for (size_t i = 0; i < c.bodyType.size(); ++i) {
+    if (c.bodyAuxSize[i] == 0) continue;
+    std::memcpy(now.aux.data() + c.auxGroups.elementOffset(i), base + c.auxOffset[i], c.bodyAuxSize[i]);
+  }
+  now.serial = serial_;
+  now.layout = layout;
+
+  const ColumnHistory::Slot& a = h.slots[1];
+  const ColumnHistory::Slot& b = h.slots[2];
+  const bool hasA =
+      a.serial != 0 && a.serial + 1 == serial_ && a.serial >= predictFrom_ && a.layout == layout;
+  const bool hasB =
+      hasA && b.serial != 0 && b.serial + 2 == serial_ && b.serial >= predictFrom_ && b.layout == layout;
+  uint8_t predictors = 0;
+  auto encode = [&](PredictedColumn which, const std::vector<uint8_t>& x, const std::vector<uint8_t>& pa,
+                    const std::vector<uint8_t>& pb, uint32_t word, std::vector<uint8_t>& out,
+                    auto&& shuffle) {
+    const uint8_t* from = x.data();
+    if (hasA && !x.empty() && pa.size() == x.size() && (!hasB || pb.size() == x.size())) {
+      const Predictor p =
+          schema::choosePredictor(x.data(), pa.data(), hasB ? pb.data() : nullptr, x.size(), word);
+      residual.resize(x.size());
+      schema::residuals(p, x.data(), pa.data(), pb.data(), x.size(), word, residual.data());
+      from = residual.data();
+      predictors = schema::withPredictor(predictors, which, p);
+    }
+    out.resize(x.size());
+    shuffle(from, out.data());
+  };
+  encode(PredictedColumn::Keys, now.keys, a.keys, b.keys, 8, c.shuffledKeys,
+         [&](const uint8_t* in, uint8_t* out) {
+           schema::shuffleBytes(in, c.keys.size(), sizeof(uint64_t), out);
+         });
+  encode(PredictedColumn::Payload, now.payload, a.payload, b.payload, 4, c.shuffledPayload,
+         [&](const uint8_t* in, uint8_t* out) { c.payloadGroups.shuffleGroups(in, out); });
+  encode(PredictedColumn::Aux, now.aux, a.aux, b.aux, 4, c.shuffledAux,
+         [&](const uint8_t* in, uint8_t* out) { c.auxGroups.shuffleGroups(in, out); });
+  // This frame becomes the previous one: the slots turn, no copy.
+  std::swap(h.slots[2], h.slots[1]);
+  std::swap(h.slots[1], h.slots[0]);
+  return predictors;
 }
 
 Result<std::span<const uint8_t>> MessageEncoder::Impl::frame(const FrameSource& source, FrameCounts& counts) {
   fbb.Clear();
+  ++serial_;
+  if (!source.predict) predictFrom_ = serial_;
   // A frame is one message: refuse one FlatBuffers cannot hold rather than let the builder overflow.
   uint64_t estimate = 0;
   for (const BucketSource& b : source.buckets)
@@ -311,9 +384,9 @@ Result<std::span<const uint8_t>> MessageEncoder::Impl::frame(const FrameSource& 
       requests.push_back(fb::CreateRequest(fbb, h.type, payload, aux));
     }
   }
-  const auto frame =
-      fb::CreateFrame(fbb, source.frame, source.sortedOrderHash,
-                      requests.empty() ? 0 : fbb.CreateVector(requests), fbb.CreateVector(buckets));
+  const auto frame = fb::CreateFrame(fbb, source.frame, source.sortedOrderHash,
+                                     requests.empty() ? 0 : fbb.CreateVector(requests),
+                                     fbb.CreateVector(buckets), source.dropped);
   return finish(MessageKind::Frame, frame.Union());
 }
 

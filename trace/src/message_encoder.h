@@ -59,8 +59,25 @@ struct MessageEncoder::Impl {
   uint32_t string(std::string_view text);
   std::span<const uint8_t> finish(MessageKind kind, flatbuffers::Offset<void> body);
 
+  // Predicted columns (trace.fbs, Bucket.predictors): a bucket's columns unshuffled, this frame's and
+  // the two before, turning frame by frame.
+  struct ColumnHistory {
+    struct Slot {
+      std::vector<uint8_t> keys, payload, aux;
+      uint64_t serial = 0;  // the frame() call they came from (0: none)
+      uint64_t layout = 0;  // a hash of the bucket's body types and aux sizes
+    };
+    Slot slots[3];  // [0] the frame being encoded, [1] the previous one, [2] the one before
+  };
+  // Builds the shuffled columns (residuals where the frames before allow) and returns the predictors.
+  uint8_t predictedColumns(const BucketSource& source, const uint8_t* base);
+
   flatbuffers::FlatBufferBuilder fbb;
   Columns columns;
+  std::vector<ColumnHistory> history;  // per bucket index
+  std::vector<uint8_t> residual;
+  uint64_t serial_ = 0;             // frame() calls so far
+  uint64_t predictFrom_ = 0;        // the first frame() of the run that may predict (the chunk's first)
   std::vector<uint64_t> lastEpoch;  // per bucket index: the epoch of its stream in the previous frame
 };
 

@@ -145,6 +145,9 @@ struct TraceReader::Impl {
   auto withIndexFallback(Read&& read) -> decltype(read());
   Result<void> readKeyLayouts();
   Result<void> readFrameAt(size_t index, FrameRecord& into);
+  // A frame encoded against the frames before it in its chunk (format 1.3) needs them decoded first.
+  Result<void> decodeFramesBefore(size_t index, uint32_t chunk);
+  FrameRecord scratchFrame;  // what decodeFramesBefore decodes into
   std::string framesOfChunk(uint32_t chunk) const;
   Result<void> checkFrameHeader(uint64_t offset, uint64_t available, const char* what) const;
   // Decompresses one zstd frame into `capacity` bytes (at most `limit`); `exact`: it must fill them (the
@@ -511,6 +514,8 @@ std::optional<std::string> TraceReader::Impl::disagreement(uint32_t chunk) {
 void TraceReader::Impl::rebuildIndex(uint32_t chunk, const std::string& why) {
   warn("byte ", chunks[chunk].offset, ": the index disagrees with chunk ", chunk, " (", why,
        "): rebuilt by reading the chunks");
+  // Frame positions change with the list: what the decoder kept to restore predicted frames is stale.
+  decoder.forgetHistory();
   chunks.clear();
   messages.clear();
   frames.clear();
@@ -785,6 +790,27 @@ Result<void> TraceReader::readFrame(size_t index, FrameRecord& into) {
   return impl_->withIndexFallback([&] { return impl_->readFrameAt(index, into); });
 }
 
+Result<void> TraceReader::Impl::decodeFramesBefore(size_t index, uint32_t chunk) {
+  // From the chunk's first frame (never predicted), or from where the decoder stands in this chunk.
+  size_t from = index;
+  while (from > 0 && messages[frames[from - 1]].chunk == chunk) --from;
+  if (decoder.last.chunk == chunk && decoder.last.position >= from && decoder.last.position < index)
+    from = decoder.last.position + 1;
+  for (size_t k = from; k < index; ++k) {
+    std::shared_ptr<const Chunk> held;
+    auto message = this->message(frames[k], held);
+    if (!message) return message.error();
+    const fb::Frame* frame = message.value()->body_as_Frame();
+    if (!frame) return at(chunks[chunk].offset, "chunk ", chunk, ": frame message without a body");
+    if (auto ok = decoder.frame(*frame, header, held, scratchFrame, FramePlace{k, chunk}); !ok) {
+      return at(chunks[chunk].offset, "chunk ", chunk, ": message at offset ", messages[frames[k]].offset,
+                ": ", ok.error().message);
+    }
+    scratchFrame.keepAlive.reset();
+  }
+  return {};
+}
+
 Result<void> TraceReader::Impl::readFrameAt(size_t index, FrameRecord& into) {
   if (index >= frames.size()) return fail(name, ": no frame ", index, " (", frames.size(), " frames)");
   // Let go of the chunk the record held, so that its buffer can take the next chunk.
@@ -797,7 +823,11 @@ Result<void> TraceReader::Impl::readFrameAt(size_t index, FrameRecord& into) {
   failedChunk = info.chunk;  // until decoded
   const fb::Frame* frame = message.value()->body_as_Frame();
   if (!frame) return at(chunks[info.chunk].offset, "chunk ", info.chunk, ": frame message without a body");
-  if (auto ok = decoder.frame(*frame, header, chunk, into); !ok) {
+  const FramePlace place{index, info.chunk};
+  if (Decoder::predicted(*frame) && !decoder.follows(place)) {
+    if (auto ok = decodeFramesBefore(index, info.chunk); !ok) return ok;
+  }
+  if (auto ok = decoder.frame(*frame, header, chunk, into, place); !ok) {
     return at(chunks[info.chunk].offset, "chunk ", info.chunk, ": message at offset ", info.offset, ": ",
               ok.error().message);
   }

@@ -180,6 +180,10 @@ void ColumnGroups::gatherGroups(const uint8_t* column, uint8_t* grouped) const {
   for (const Group& g : groups_) unshuffleBytes(column + g.offset, g.count, g.size, grouped + g.offset);
 }
 
+void ColumnGroups::shuffleGroups(const uint8_t* grouped, uint8_t* column) const {
+  for (const Group& g : groups_) shuffleBytes(grouped + g.offset, g.count, g.size, column + g.offset);
+}
+
 void ColumnGroups::gather(const uint8_t* column, const uint32_t* bodyOffsets, uint8_t* bodyOrder) const {
   for (size_t i = 0; i < group_.size(); ++i) {
     if (group_[i] == kNone) continue;

@@ -23,19 +23,25 @@
 // How the work is split (none of it runs on the recording threads):
 //  - the render thread, in onFrame, takes a FrameLease on the frame's streams (frame.h) and queues the
 //    frame: a lock or two, no copy. At most kMaxObserverRetainedFrames frames wait; when the writer is
-//    that far behind, the render thread waits for it (bounded memory), counted in
-//    CaptureStats::renderWaits, never dropping a frame.
+//    that far behind, CaptureOptions::whenBehind decides: the render thread waits for it (the default,
+//    counted in CaptureStats::renderWaits), or the frame is dropped from the capture: its resource
+//    requests are copied and written (the resources stay right for the frames after it), its buckets
+//    are not, and the trace marks it dropped (FrameRecord::dropped; CaptureStats::framesDropped).
 //  - at the first frame only, onFrameStart copies the live resources and reads their contents back.
-//  - a writer thread builds the FlatBuffers messages from the retained streams, gives the streams back,
-//    compresses (zstd, streaming, one frame at a time into the open chunk) and writes whole chunks.
+//  - a writer thread builds the FlatBuffers messages from the retained streams and gives the streams
+//    back; compression threads (CompressionSettings::threads) compress whole chunks in parallel, and the
+//    chunks reach the file in order. Memory between the render thread and the file is bounded: the
+//    retained frames, the open chunk (chunkBytes) and closed chunks waiting for compression
+//    (maxPendingBytes, after which the writer thread waits, and the render thread behind it).
 //
 // Several captures may run on one renderer at once, over the same or different frames: each is an
 // observer of its own (Renderer::addObserver), gets every frame of its range and writes its own file.
 //
-// Crash safety: chunks reach the file whole, one write each. The trace is finished (the chunk in hand,
-// then the index) by finish(), by the destructor, at exit(), and, with handleSignals, on SIGINT, SIGTERM
-// and abort() (see shutdown.cpp). A process killed with SIGKILL leaves a trace that reads up to its last
-// whole chunk.
+// Crash safety: chunks reach the file whole, one write each, and a chunk closes at the latest
+// CompressionSettings::chunkMillis (250 ms) after it opened, frames coming or not. The trace is finished (the
+// chunk in hand, then the index) by finish(), by the destructor, at exit(), and, with handleSignals, on
+// SIGINT, SIGTERM and abort() (see shutdown.cpp). A process killed with SIGKILL leaves a trace that reads up
+// to its last whole chunk: every frame older than chunkMillis plus the compression of its chunk.
 
 #include <cstdint>
 #include <functional>
@@ -59,6 +65,12 @@ inline constexpr uint64_t kNoLastFrame = std::numeric_limits<uint64_t>::max();
 // The trace writer's zstd settings and chunk sizes (reel/trace/writer.h says why these defaults).
 using CompressionSettings = trace::CompressionSettings;
 
+// What onFrame does when the writer is kMaxObserverRetainedFrames frames behind.
+enum class WhenBehind : uint8_t {
+  Wait,        // the render thread waits for the writer: every frame is captured
+  DropFrames,  // the frame's buckets are left out of the trace (its requests are kept), marked dropped
+};
+
 // Every member has a default, so `{.path = "out.reel", .firstFrame = 5}` leaves the rest as they are.
 struct CaptureOptions {
   std::string path = {};
@@ -67,6 +79,7 @@ struct CaptureOptions {
   std::string appName = {};           // empty: taken from /proc/self/cmdline
   std::vector<std::string> appArgs = {};
   CompressionSettings compression = {};
+  WhenBehind whenBehind = WhenBehind::Wait;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
   // Called once, on the capture's writer thread, when a write fails and the capture stops: the message
@@ -81,6 +94,10 @@ struct CaptureStats {
   uint64_t framesWritten = 0;
   uint64_t renderWaits = 0;  // onFrame calls that waited for the writer
   uint64_t renderWaitNs = 0;
+  uint64_t framesDropped = 0;  // WhenBehind::DropFrames: frames written without their buckets
+  uint64_t framesOnDisk = 0;   // frames in chunks written whole: what a SIGKILL now would keep
+  uint64_t compressWaits = 0;  // chunk closes that waited for maxPendingBytes (the writer thread)
+  uint64_t compressWaitNs = 0;
   uint64_t snapshotNs = 0;    // render-thread time spent reading back resources at the first frame
   uint64_t resources = 0;     // live resources written at the capture start
   uint64_t packets = 0;       // chain links of every captured bucket

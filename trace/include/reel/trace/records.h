@@ -115,7 +115,7 @@ class BucketRecord {
   uint16_t index = 0;  // position among the renderer's buckets
   std::string_view name;
   std::string_view keyType;
-  bool retained = false;  // the same recording as in the previous captured frame
+  bool retained = false;                   // the same recording as in the previous captured frame
   BucketOrder order = BucketOrder::Scene;  // the frame sorts by (order, key); Scene in traces before 1.2
 
   size_t keyCount() const { return keys_.size(); }
@@ -174,6 +174,9 @@ struct RequestRecord {
 struct FrameRecord {
   uint64_t number = 0;
   uint64_t sortedOrderHash = 0;
+  // The capture left this frame out (its writer was behind; format 1.3): requests only, no buckets, and
+  // sortedOrderHash is what the app's frame sorted to, not what these (no) buckets do.
+  bool dropped = false;
   std::vector<RequestRecord> requests;  // in request order
   std::vector<BucketRecord> buckets;    // in the renderer's order (BucketRecord::index)
   std::shared_ptr<const void> keepAlive;

@@ -30,10 +30,13 @@
 //   (void)file->frameDone();
 //   if (auto done = file->finish(); !done) std::puts(done.error().message.c_str());
 //
-// Threading: neither class is thread-safe; each is used by one thread at a time.
+// Threading: neither class is thread-safe; each is used by one thread at a time (TraceFileWriter's
+// counters excepted, and its compression threads are its own).
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,12 +57,32 @@ namespace reel::trace {
 // frame of a chunk is mostly matched against the frame before it, and chunks of a few frames, so that
 // any frame is one chunk decompression away. Every zstd frame carries its content checksum, whatever
 // these say.
+//
+// Chunks are compressed on worker threads (`threads`), several at once, and written in file order as
+// they finish: one zstd stream per chunk keeps every chunk independent, so chunks parallelise without
+// costing ratio (zstd's own workers, `zstdWorkers`, split one chunk into jobs instead, and were measured
+// slower: docs/measurements, scripts/capture-benchmarks.sh). Closed chunks wait for a worker in memory
+// bounded by maxPendingBytes; past that, closing the next chunk waits.
+//
+// A chunk also closes `chunkMillis` after its first message (TraceFileWriter::tick): what a killed
+// process loses is at most that much time of frames, whatever their size.
 struct CompressionSettings {
   int level = 1;
   bool longDistanceMatching = true;
   int windowLog = 26;                 // 64 MiB; `zstd -dc` accepts up to 27 without --long
   uint64_t chunkBytes = 32ull << 20;  // a chunk closes after the frame that takes it past this...
-  uint32_t maxFramesPerChunk = 8;     // ...or after this many frames
+  uint32_t maxFramesPerChunk = 16;    // ...or after this many frames...
+  uint32_t chunkMillis = 250;         // ...or this long after it opened (0: no time limit)
+  // Compression threads: 0 compresses on the thread that closes the chunk; kAutoThreads picks
+  // min(4, hardware threads).
+  uint32_t threads = kAutoThreads;
+  uint64_t maxPendingBytes = 256ull << 20;  // raw bytes of closed chunks not yet written (at least one)
+  int zstdWorkers = 0;                      // ZSTD_c_nbWorkers inside each chunk's compression (0: none)
+  // Frames encode what did not change since the previous frame of their chunk as residuals (trace.fbs,
+  // Bucket.predictor; format 1.3). False writes every frame whole, as format 1.2 did.
+  bool predictFrames = true;
+
+  static constexpr uint32_t kAutoThreads = UINT32_MAX;
 };
 
 // ---- what the encoder is given ----
@@ -76,9 +99,9 @@ struct HeaderInfo {
 // One bucket's recording of a frame as the render thread left it (FrameBucketView), read in place.
 struct BucketSource {
   const CommandBucketBase* bucket = nullptr;
-  const BucketStream* stream = nullptr;  // held (FrameLease) until the frame's message is built
-  uint64_t epoch = 0;                    // the stream's epoch: unchanged across frames = a retained bucket
-  uint16_t index = 0;                    // position among the renderer's buckets
+  const BucketStream* stream = nullptr;    // held (FrameLease) until the frame's message is built
+  uint64_t epoch = 0;                      // the stream's epoch: unchanged across frames = a retained bucket
+  uint16_t index = 0;                      // position among the renderer's buckets
   BucketOrder order = BucketOrder::Scene;  // FrameBucketView::order: the order the frame was sorted with
 };
 
@@ -87,6 +110,12 @@ struct FrameSource {
   uint64_t sortedOrderHash = 0;             // FrameView::sortedOrderHash
   const RequestStream* requests = nullptr;  // held like the bucket streams; null: none
   std::span<const BucketSource> buckets;
+  // Left out of the capture (the writer was behind): the requests are written, `buckets` must be empty,
+  // and the frame is marked dropped (format 1.3).
+  bool dropped = false;
+  // May encode its buckets against the previous frame message (format 1.3): only when that message is
+  // in the same chunk as this one will be (TraceFileWriter::chunkOpen, continuesChunk).
+  bool predict = false;
 };
 
 // The resources alive at a capture's first frame, copied (the live table keeps changing), with their
@@ -159,15 +188,29 @@ class TraceFileWriter {
   // Compresses a message into the open chunk (opening one first when none is), filed in the index under
   // its kind and the frame it belongs to.
   Result<void> append(std::span<const uint8_t> message, MessageKind kind, uint64_t frame);
+  // Whether a chunk is open, and whether a message of this many bytes would still go into it: a frame
+  // that predicts from the frame before it (CompressionSettings::predictFrames) must share its chunk.
+  bool chunkOpen() const;
+  bool continuesChunk(uint64_t messageBytes) const;
   // Called after each frame message: closes the chunk once it holds chunkBytes or maxFramesPerChunk.
   Result<void> frameDone();
+  // Closes the open chunk when chunkMillis have passed since it opened. The caller decides when time
+  // counts (the capture: after each frame, and when no frame came by chunkDeadline()); a writer that
+  // never calls it chunks by size and frame count alone, the same way every run.
+  Result<void> tick();
+  // When the open chunk must close; nullopt when none is open or there is no time limit.
+  std::optional<std::chrono::steady_clock::time_point> chunkDeadline() const;
   // Writes the open chunk (if any), the index frame and the footer; syncs and closes the file.
   Result<void> finish();
 
   bool headerWritten() const;
+  // What has reached the file so far (chunks finish on worker threads): any thread may ask.
   uint64_t fileBytes() const;
   uint64_t chunks() const;
-  uint64_t messageBytes() const;  // uncompressed bytes of every message, padding included
+  uint64_t framesOnDisk() const;   // frame messages in chunks written whole: what a SIGKILL now keeps
+  uint64_t messageBytes() const;   // uncompressed bytes of every message, padding included
+  uint64_t compressWaits() const;  // closes that waited for maxPendingBytes to drain
+  uint64_t compressWaitNs() const;
 
   struct Impl;
 

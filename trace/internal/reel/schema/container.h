@@ -31,8 +31,13 @@ namespace reel::schema {
 //   1.1  the footer's reserved word became the index checksum (below). A 1.0 reader never read that
 //        word, so it reads 1.1 traces as it reads its own: a minor change.
 //   1.2  Bucket.order (trace.fbs): the bucket's BucketOrder. Older traces read Scene for every bucket.
+//   1.3  Bucket.predictors and the residual columns: a frame encodes its buckets against the frames
+//        before it in its chunk (chunks still decode on their own, and reading a frame decodes the
+//        frames before it in its chunk first). Frame.dropped: a frame the capture left out. A 1.2
+//        reader refuses a predicted frame (its plain columns are absent), with its error for a column
+//        too short; older traces have neither and read as before.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 2;
+inline constexpr uint16_t kFormatMinor = 3;
 
 inline constexpr char kFileIdentifier[] = "REEL";
 

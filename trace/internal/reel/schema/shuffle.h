@@ -59,6 +59,8 @@ class ColumnGroups {
   // elements one after another in body order; elementOffset(i) is where body i's bytes landed (0 for a
   // body of no group). A bulk transpose per group instead of a strided gather per body.
   void gatherGroups(const uint8_t* column, uint8_t* grouped) const;
+  // Its inverse: `grouped` as gatherGroups leaves it, shuffled group by group into `column`.
+  void shuffleGroups(const uint8_t* grouped, uint8_t* column) const;
   uint64_t elementOffset(size_t body) const {
     if (group_[body] == kNone) return 0;
     const Group& g = groups_[group_[body]];

@@ -1,0 +1,86 @@
+// Residual columns (trace.fbs Bucket.predictors, reel/schema/predict.h): every residual restores the
+// exact bytes, whatever they are, and a steadily moving value costs few bits.
+
+#include "reel/schema/predict.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstring>
+#include <random>
+#include <vector>
+
+namespace reel::schema {
+namespace {
+
+std::vector<uint8_t> randomBytes(std::mt19937& rng, size_t n) {
+  std::vector<uint8_t> out(n);
+  for (uint8_t& b : out) b = static_cast<uint8_t>(rng());
+  return out;
+}
+
+TEST(Predict, EveryResidualRestoresTheExactBytes) {
+  std::mt19937 rng(7);
+  for (const uint32_t word : {4u, 8u}) {
+    for (const Predictor p : {Predictor::Delta, Predictor::Linear}) {
+      for (const size_t bytes : {size_t{0}, size_t{1}, size_t{3}, size_t{4}, size_t{7}, size_t{8}, size_t{9},
+                                 size_t{63}, size_t{4096 + 5}}) {
+        SCOPED_TRACE("word " + std::to_string(word) + ", predictor " + std::to_string(int(p)) + ", " +
+                     std::to_string(bytes) + " bytes");
+        const auto x = randomBytes(rng, bytes), a = randomBytes(rng, bytes), b = randomBytes(rng, bytes);
+        std::vector<uint8_t> r(bytes);
+        residuals(p, x.data(), a.data(), b.data(), bytes, word, r.data());
+        restore(p, r.data(), a.data(), b.data(), bytes, word);
+        EXPECT_EQ(r, x);
+      }
+    }
+  }
+}
+
+// Floats that move steadily (an animation) leave residuals of few significant bits; unchanged words
+// leave zeros.
+TEST(Predict, SteadyMotionLeavesSmallResidualsAndStillnessZeros) {
+  constexpr size_t kFloats = 256;
+  std::vector<float> f0(kFloats), f1(kFloats), f2(kFloats);
+  for (size_t i = 0; i < kFloats; ++i) {
+    const float base = 1.0f + float(i) * 0.01f;
+    f0[i] = base + 0.0010f * float(i % 5 + 1);
+    f1[i] = base + 0.0011f * float(i % 5 + 1);
+    f2[i] = base + 0.0012f * float(i % 5 + 1);
+  }
+  const auto* x = reinterpret_cast<const uint8_t*>(f2.data());
+  const auto* a = reinterpret_cast<const uint8_t*>(f1.data());
+  const auto* b = reinterpret_cast<const uint8_t*>(f0.data());
+  const size_t bytes = kFloats * sizeof(float);
+  std::vector<uint8_t> delta(bytes), linear(bytes), still(bytes);
+  residuals(Predictor::Delta, x, a, b, bytes, 4, delta.data());
+  residuals(Predictor::Linear, x, a, b, bytes, 4, linear.data());
+  residuals(Predictor::Delta, a, a, b, bytes, 4, still.data());
+  auto bits = [](const std::vector<uint8_t>& r) {
+    uint64_t n = 0;
+    for (size_t i = 0; i < r.size(); i += 4) {
+      uint32_t w;
+      std::memcpy(&w, r.data() + i, 4);
+      n += std::bit_width(w);
+    }
+    return n;
+  };
+  EXPECT_EQ(bits(still), 0u);
+  EXPECT_LT(bits(linear), bits(delta));
+  EXPECT_LT(bits(linear), kFloats * 10) << "under 10 significant bits a float";
+  EXPECT_EQ(choosePredictor(x, a, b, bytes, 4), Predictor::Linear);
+  EXPECT_EQ(choosePredictor(x, a, nullptr, bytes, 4), Predictor::Delta) << "one frame before: delta only";
+}
+
+TEST(Predict, ColumnsPackTheirPredictorsInTwoBitsEach) {
+  uint8_t p = 0;
+  p = withPredictor(p, PredictedColumn::Payload, Predictor::Linear);
+  p = withPredictor(p, PredictedColumn::Aux, Predictor::Delta);
+  EXPECT_EQ(p, 0x18);  // trace.fbs: keys bits 0-1, payload 2-3, aux 4-5
+  EXPECT_EQ(predictorOf(p, PredictedColumn::Keys), Predictor::Plain);
+  EXPECT_EQ(predictorOf(p, PredictedColumn::Payload), Predictor::Linear);
+  EXPECT_EQ(predictorOf(p, PredictedColumn::Aux), Predictor::Delta);
+}
+
+}  // namespace
+}  // namespace reel::schema

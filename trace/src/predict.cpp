@@ -1,0 +1,106 @@
+#include "reel/schema/predict.h"
+
+#include <bit>
+#include <cstring>
+#include <type_traits>
+
+namespace reel::schema {
+namespace {
+
+// Words are little-endian on disk; loading them as native words is that on the machines reel builds for.
+static_assert(std::endian::native == std::endian::little);
+
+template <typename W>
+W load(const uint8_t* p) {
+  W w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+template <typename W>
+void store(uint8_t* p, W w) {
+  std::memcpy(p, &w, sizeof w);
+}
+
+template <typename W>
+W zigzag(W r) {
+  using S = std::make_signed_t<W>;
+  return static_cast<W>(r << 1) ^ static_cast<W>(static_cast<S>(r) >> (sizeof(W) * 8 - 1));
+}
+template <typename W>
+W unzigzag(W z) {
+  return static_cast<W>(z >> 1) ^ static_cast<W>(W{0} - (z & 1));
+}
+
+template <typename W, Predictor P>
+W predicted(const uint8_t* a, const uint8_t* b, size_t at) {
+  if constexpr (P == Predictor::Linear) {
+    return static_cast<W>(W{2} * load<W>(a + at) - load<W>(b + at));
+  } else {
+    return load<W>(a + at);
+  }
+}
+
+template <typename W, Predictor P>
+void residualsOf(const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes, uint8_t* out) {
+  const size_t words = bytes / sizeof(W) * sizeof(W);
+  for (size_t i = 0; i < words; i += sizeof(W)) {
+    store<W>(out + i, zigzag<W>(static_cast<W>(load<W>(x + i) - predicted<W, P>(a, b, i))));
+  }
+  for (size_t i = words; i < bytes; ++i) out[i] = x[i] ^ a[i];
+}
+
+template <typename W, Predictor P>
+void restoreOf(uint8_t* io, const uint8_t* a, const uint8_t* b, size_t bytes) {
+  const size_t words = bytes / sizeof(W) * sizeof(W);
+  for (size_t i = 0; i < words; i += sizeof(W)) {
+    store<W>(io + i, static_cast<W>(unzigzag<W>(load<W>(io + i)) + predicted<W, P>(a, b, i)));
+  }
+  for (size_t i = words; i < bytes; ++i) io[i] ^= a[i];
+}
+
+template <typename W>
+void dispatchResiduals(Predictor p, const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes,
+                       uint8_t* out) {
+  if (p == Predictor::Linear) return residualsOf<W, Predictor::Linear>(x, a, b, bytes, out);
+  residualsOf<W, Predictor::Delta>(x, a, b, bytes, out);
+}
+template <typename W>
+void dispatchRestore(Predictor p, uint8_t* io, const uint8_t* a, const uint8_t* b, size_t bytes) {
+  if (p == Predictor::Linear) return restoreOf<W, Predictor::Linear>(io, a, b, bytes);
+  restoreOf<W, Predictor::Delta>(io, a, b, bytes);
+}
+
+template <typename W>
+Predictor choose(const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes) {
+  // Every 7th word: an odd stride samples every field of the 4-, 8- and 16-byte-aligned packets.
+  uint64_t delta = 0, linear = 0;
+  const size_t words = bytes / sizeof(W);
+  for (size_t w = 0; w < words; w += 7) {
+    const size_t i = w * sizeof(W);
+    delta +=
+        std::bit_width(zigzag<W>(static_cast<W>(load<W>(x + i) - predicted<W, Predictor::Delta>(a, b, i))));
+    linear +=
+        std::bit_width(zigzag<W>(static_cast<W>(load<W>(x + i) - predicted<W, Predictor::Linear>(a, b, i))));
+  }
+  return linear < delta ? Predictor::Linear : Predictor::Delta;
+}
+
+}  // namespace
+
+void residuals(Predictor p, const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes, uint32_t word,
+               uint8_t* out) {
+  if (word == 8) return dispatchResiduals<uint64_t>(p, x, a, b, bytes, out);
+  dispatchResiduals<uint32_t>(p, x, a, b, bytes, out);
+}
+
+void restore(Predictor p, uint8_t* inOut, const uint8_t* a, const uint8_t* b, size_t bytes, uint32_t word) {
+  if (word == 8) return dispatchRestore<uint64_t>(p, inOut, a, b, bytes);
+  dispatchRestore<uint32_t>(p, inOut, a, b, bytes);
+}
+
+Predictor choosePredictor(const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes, uint32_t word) {
+  if (!b) return Predictor::Delta;
+  return word == 8 ? choose<uint64_t>(x, a, b, bytes) : choose<uint32_t>(x, a, b, bytes);
+}
+
+}  // namespace reel::schema
