@@ -75,6 +75,8 @@ struct Capture::State {
   // whichever of the ring's head and this one's comes first.
   std::deque<DroppedFrame> dropped;
   std::unique_ptr<Snapshot> snapshot;
+  // Key frames taken by the render thread, in frame order; each is written right before its frame.
+  std::deque<std::unique_ptr<Snapshot>> keyFrames;
   std::vector<std::pair<uint64_t, std::string>> markers;  // (frame, text) not yet handed over
   std::string endReason;
   bool shutdown = false;
@@ -91,9 +93,16 @@ struct Capture::State {
                            trace::FrameCounts& counts, const std::function<void()>& release);
   void updateFileStats();
   Result<void> writeHeaderAndResources(trace::MessageEncoder& builder, const FrameTicket* firstTicket);
+  Result<void> writeKeyFrames(trace::MessageEncoder& builder, uint64_t frame);
+  bool keyFrameDue(uint64_t frame);
   void releaseStreams(FrameTicket& ticket);
   void popTicket();
   std::string summary() const;
+
+  // Render thread only: where the last snapshot (the first frame's or a key frame) was taken.
+  uint64_t keyFrameFrame = 0;
+  std::chrono::steady_clock::time_point keyFrameTime{};
+  uint64_t keyFrameBytes = 0;  // stats.messageBytes then
 
   // Writer thread only.
   std::unique_ptr<Snapshot> pendingSnapshot;
@@ -228,15 +237,32 @@ CaptureStats Capture::stats() const {
 
 // ---- render thread ----
 
+bool Capture::State::keyFrameDue(uint64_t frame) {
+  const KeyFrameSettings& k = options.keyFrames;
+  if (k.everyFrames && frame - keyFrameFrame >= k.everyFrames) return true;
+  if (k.everyMillis &&
+      std::chrono::steady_clock::now() - keyFrameTime >= std::chrono::milliseconds(k.everyMillis)) {
+    return true;
+  }
+  if (k.everyBytes) {
+    // What the writer has built so far: it runs a few frames behind, so this lags by as much.
+    std::lock_guard lock(mutex);
+    return stats.messageBytes - keyFrameBytes >= k.everyBytes;
+  }
+  return false;
+}
+
 void Capture::onFrameStart(const FrameStart& start) {
   State& s = *state_;
-  if (start.frame != s.first || s.closed.load(std::memory_order_acquire) ||
+  if (start.frame < s.first || s.closed.load(std::memory_order_acquire) ||
       start.frame >= s.endBefore.load(std::memory_order_acquire)) {
     return;
   }
-  // The capture's first frame: what it needs to replay on its own is every resource alive now. The
-  // create requests come from LiveResources; buffer and texture contents from the device, since the GPU
-  // may have written them (render targets, compute outputs, copies).
+  const bool keyFrame = start.frame != s.first;
+  if (keyFrame && !s.keyFrameDue(start.frame)) return;
+  // The capture's first frame, or a key frame: what a replay needs to start here is every resource alive
+  // now. The create requests come from LiveResources; buffer and texture contents from the device, since
+  // the GPU may have written them (render targets, compute outputs, copies).
   const auto began = std::chrono::steady_clock::now();
   auto snapshot = std::make_unique<Snapshot>();
   snapshot->frame = start.frame;
@@ -256,6 +282,16 @@ void Capture::onFrameStart(const FrameStart& start) {
   });
   {
     std::lock_guard lock(s.mutex);
+    s.keyFrameFrame = start.frame;
+    s.keyFrameTime = std::chrono::steady_clock::now();
+    s.keyFrameBytes = s.stats.messageBytes;
+    if (keyFrame) {
+      // Written with its frame (writeKeyFrames), after the frames before it still in the ring.
+      ++s.stats.keyFrames;
+      s.stats.keyFrameNs += nanosecondsSince(began);
+      s.keyFrames.push_back(std::move(snapshot));
+      return;
+    }
     s.stats.resources = snapshot->resources.size();
     s.snapshot = std::move(snapshot);
     s.stats.snapshotNs = nanosecondsSince(began);
@@ -389,7 +425,26 @@ Result<void> Capture::State::writeMarkersAndKeyTypes(trace::MessageEncoder& buil
   for (const std::string& text : texts) {
     if (auto r = file->append(builder.marker(frame, text), trace::MessageKind::Marker, frame); !r) return r;
   }
-  return {};
+  return writeKeyFrames(builder, frame);
+}
+
+Result<void> Capture::State::writeKeyFrames(trace::MessageEncoder& builder, uint64_t frame) {
+  for (;;) {
+    std::unique_ptr<Snapshot> key;
+    {
+      std::lock_guard lock(mutex);
+      if (keyFrames.empty() || keyFrames.front()->frame > frame) return {};
+      key = std::move(keyFrames.front());
+      keyFrames.pop_front();
+    }
+    // Right before the frame's own message, so that the reader finds them together (TraceReader::keyFrames).
+    if (key->frame != frame) continue;
+    size_t next = 0;
+    do {
+      const auto message = builder.keyFrame(*key, next);
+      if (auto r = file->append(message, trace::MessageKind::KeyFrame, key->frame); !r) return r;
+    } while (next < key->resources.size());
+  }
 }
 
 Result<void> Capture::State::appendFrame(trace::MessageEncoder& builder, const trace::FrameSource& source,

@@ -43,6 +43,19 @@ Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, Capt
     options.firstFrame = range->first;
     options.lastFrame = range->last;
   }
+  if (const char* keys = std::getenv("REEL_CAPTURE_KEY_FRAMES"); keys && *keys) {
+    // "0": none; "<N>ms": every N ms; "<N>f": every N frames (KeyFrameSettings).
+    const std::string_view text = keys;
+    uint32_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    const std::string_view unit(end, size_t(text.data() + text.size() - end));
+    if (ec != std::errc() || !(unit == "ms" || unit == "f" || (unit.empty() && n == 0))) {
+      return fail("REEL_CAPTURE_KEY_FRAMES='", text, "': expected 0, <N>ms or <N>f");
+    }
+    options.keyFrames = {};
+    options.keyFrames.everyMillis = unit == "ms" ? n : 0;
+    options.keyFrames.everyFrames = unit == "f" ? n : 0;
+  }
   if (!options.log) {
     options.log = [](std::string_view line) {
       std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());

@@ -573,6 +573,7 @@ Result<ResourcesRecord> decodeResources(const fb::Resources& r, const TraceHeade
 bool messageFrame(const fb::Message& message, uint64_t& frame) {
   if (const auto* f = message.body_as_Frame()) return frame = f->number(), true;
   if (const auto* r = message.body_as_Resources()) return frame = r->frame(), true;
+  if (const auto* k = message.body_as_KeyFrame()) return frame = k->frame(), true;
   if (const auto* m = message.body_as_Marker()) return frame = m->frame(), true;
   return false;
 }

@@ -122,7 +122,8 @@ std::span<const uint8_t> MessageEncoder::Impl::keyLayouts(
   return finish(MessageKind::KeyLayouts, fb::CreateKeyLayouts(fbb, fbb.CreateVector(layouts)).Union());
 }
 
-std::span<const uint8_t> MessageEncoder::Impl::resources(const ResourceSnapshot& snapshot, size_t& next) {
+std::span<const uint8_t> MessageEncoder::Impl::resources(const ResourceSnapshot& snapshot, size_t& next,
+                                                        MessageKind kind) {
   fbb.Clear();
   std::vector<Offset<fb::LiveResource>> out;
   uint64_t bytesSoFar = 0;
@@ -142,7 +143,7 @@ std::span<const uint8_t> MessageEncoder::Impl::resources(const ResourceSnapshot&
     ++next;
   }
   const auto message = fb::CreateResources(fbb, snapshot.frame, fbb.CreateVector(out));
-  return finish(MessageKind::Resources, message.Union());
+  return finish(kind, message.Union());
 }
 
 std::span<const uint8_t> MessageEncoder::Impl::marker(uint64_t frame, std::string_view text) {
@@ -403,6 +404,9 @@ std::span<const uint8_t> MessageEncoder::keyLayouts(std::span<const CommandBucke
 }
 std::span<const uint8_t> MessageEncoder::resources(const ResourceSnapshot& snapshot, size_t& next) {
   return impl_->resources(snapshot, next);
+}
+std::span<const uint8_t> MessageEncoder::keyFrame(const ResourceSnapshot& snapshot, size_t& next) {
+  return impl_->resources(snapshot, next, MessageKind::KeyFrame);
 }
 Result<std::span<const uint8_t>> MessageEncoder::frame(const FrameSource& frame, FrameCounts& counts) {
   return impl_->frame(frame, counts);

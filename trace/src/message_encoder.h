@@ -48,7 +48,8 @@ struct MessageEncoder::Impl {
   Impl();
   std::span<const uint8_t> header(const HeaderInfo& info);
   std::span<const uint8_t> keyLayouts(std::span<const CommandBucketBase* const> keyTypes);
-  std::span<const uint8_t> resources(const ResourceSnapshot& snapshot, size_t& next);
+  std::span<const uint8_t> resources(const ResourceSnapshot& snapshot, size_t& next,
+                                     MessageKind kind = MessageKind::Resources);
   Result<std::span<const uint8_t>> frame(const FrameSource& source, FrameCounts& counts);
   std::span<const uint8_t> marker(uint64_t frame, std::string_view text);
   std::span<const uint8_t> captureEnd(const CaptureEndInfo& info);

@@ -13,8 +13,9 @@ REEL_SAME_KIND(Marker)
 REEL_SAME_KIND(KeyLayouts)
 REEL_SAME_KIND(CaptureEnd)
 REEL_SAME_KIND(Index)
+REEL_SAME_KIND(KeyFrame)
 #undef REEL_SAME_KIND
-static_assert(static_cast<uint8_t>(MessageKind::Index) == static_cast<uint8_t>(fb::Body::MAX),
+static_assert(static_cast<uint8_t>(MessageKind::KeyFrame) == static_cast<uint8_t>(fb::Body::MAX),
               "a message kind of trace.fbs is missing from MessageKind");
 
 std::string messageKindName(uint8_t kind) {

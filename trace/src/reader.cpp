@@ -863,6 +863,54 @@ Result<std::vector<ResourcesRecord>> TraceReader::readResources() {
   });
 }
 
+std::vector<size_t> TraceReader::keyFrames() const {
+  const Impl& s = *impl_;
+  const auto keyFrame = static_cast<uint8_t>(fb::Body::KeyFrame);
+  std::vector<size_t> out;
+  for (size_t i = 0; i < s.messages.size(); ++i) {
+    const MessageInfo& m = s.messages[i];
+    if (m.kind != keyFrame || (i > 0 && s.messages[i - 1].kind == keyFrame)) continue;
+    // The writer puts a key frame's messages right before its frame's: those, and the message before
+    // them, lie in chunks with no unreadable one among them, or a part may be missing unseen (a scan
+    // does not know the messages of a damaged chunk).
+    const auto found = s.frameByNumber.find(m.frame);
+    if (found == s.frameByNumber.end()) continue;
+    const uint32_t from = i > 0 ? s.messages[i - 1].chunk : m.chunk;
+    const uint32_t to = s.messages[s.frames[found->second]].chunk;
+    bool whole = from <= to;
+    for (uint32_t c = from; whole && c <= to; ++c) whole = s.chunks[c].readable;
+    if (whole && (out.empty() || out.back() < found->second)) out.push_back(found->second);
+  }
+  return out;
+}
+
+Result<std::vector<ResourcesRecord>> TraceReader::readKeyFrame(size_t index) {
+  Impl& s = *impl_;
+  if (index >= s.frames.size()) return fail(s.name, ": no frame ", index, " (", s.frames.size(), " frames)");
+  return s.withIndexFallback([&]() -> Result<std::vector<ResourcesRecord>> {
+    const uint64_t number = s.messages[s.frames[index]].frame;
+    std::vector<ResourcesRecord> out;
+    for (size_t i = 0; i < s.messages.size(); ++i) {
+      const MessageInfo& info = s.messages[i];
+      if (info.kind != static_cast<uint8_t>(fb::Body::KeyFrame) || info.frame != number) continue;
+      std::shared_ptr<const Chunk> chunk;
+      auto message = s.message(i, chunk);
+      if (!message) return message.error();
+      const fb::Resources* resources = message.value()->body_as_KeyFrame();
+      if (!resources) continue;
+      auto record = decodeResources(*resources, s.header, chunk);
+      if (!record) {
+        s.failedChunk = info.chunk;
+        return s.at(s.chunks[info.chunk].offset, "chunk ", info.chunk, ": key frame at offset ", info.offset,
+                    ": ", record.error().message);
+      }
+      out.push_back(std::move(record.value()));
+    }
+    if (out.empty()) return fail(s.name, ": frame ", number, " has no key frame");
+    return out;
+  });
+}
+
 Result<std::vector<MarkerRecord>> TraceReader::readMarkers() {
   Impl& s = *impl_;
   return s.withIndexFallback([&]() -> Result<std::vector<MarkerRecord>> {

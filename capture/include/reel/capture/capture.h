@@ -27,7 +27,8 @@
 //    counted in CaptureStats::renderWaits), or the frame is dropped from the capture: its resource
 //    requests are copied and written (the resources stay right for the frames after it), its buckets
 //    are not, and the trace marks it dropped (FrameRecord::dropped; CaptureStats::framesDropped).
-//  - at the first frame only, onFrameStart copies the live resources and reads their contents back.
+//  - at the first frame, and at each key frame (KeyFrameSettings), onFrameStart copies the live
+//    resources and reads their contents back.
 //  - a writer thread builds the FlatBuffers messages from the retained streams and gives the streams
 //    back; compression threads (CompressionSettings::threads) compress whole chunks in parallel, and the
 //    chunks reach the file in order. Memory between the render thread and the file is bounded: the
@@ -71,6 +72,18 @@ enum class WhenBehind : uint8_t {
   DropFrames,  // the frame's buckets are left out of the trace (its requests are kept), marked dropped
 };
 
+// Key frames (format 1.4): a long capture writes every live resource again (create requests and contents
+// read back, as at its first frame) at the start of a frame once any limit below is reached since the
+// last key frame (or the capture start), so that a replay starts from the nearest key frame instead of
+// the capture start (ReplaySession) and a damaged chunk costs only the frames up to the next one. Each
+// costs the render thread a readback of every buffer and texture (CaptureStats::keyFrameNs) and the
+// trace their compressed bytes; scripts/keyframes.sh measures both. 0 turns a limit off; all 0: none.
+struct KeyFrameSettings {
+  uint32_t everyMillis = 1000;  // wall time since the last
+  uint64_t everyBytes = 0;      // uncompressed message bytes written since the last
+  uint32_t everyFrames = 0;     // frames since the last
+};
+
 // Every member has a default, so `{.path = "out.reel", .firstFrame = 5}` leaves the rest as they are.
 struct CaptureOptions {
   std::string path = {};
@@ -79,6 +92,7 @@ struct CaptureOptions {
   std::string appName = {};           // empty: taken from /proc/self/cmdline
   std::vector<std::string> appArgs = {};
   CompressionSettings compression = {};
+  KeyFrameSettings keyFrames = {};
   WhenBehind whenBehind = WhenBehind::Wait;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
@@ -100,6 +114,8 @@ struct CaptureStats {
   uint64_t compressWaitNs = 0;
   uint64_t snapshotNs = 0;    // render-thread time spent reading back resources at the first frame
   uint64_t resources = 0;     // live resources written at the capture start
+  uint64_t keyFrames = 0;     // key frames taken after the first frame (KeyFrameSettings)
+  uint64_t keyFrameNs = 0;    // render-thread time spent reading them back
   uint64_t packets = 0;       // chain links of every captured bucket
   uint64_t packetBytes = 0;   // keys, payloads and aux data of those packets
   uint64_t messageBytes = 0;  // uncompressed bytes of every message

@@ -5,6 +5,8 @@
 //   REEL_CAPTURE=out.reel           capture to out.reel, from the first frame until the end
 //   REEL_CAPTURE_FRAMES=10-12       only frames 10 to 12 (inclusive); "10" = frame 10 alone,
 //                                   "10-" = from frame 10 until the end
+//   REEL_CAPTURE_KEY_FRAMES=500ms   a key frame every 500 ms (KeyFrameSettings); "30f": every 30 frames,
+//                                   "0": none; unset: the default
 //
 // Without that call the variables do nothing: the runtime cannot start a capture itself, since it must
 // not depend on capture (ARCHITECTURE.md: runtime <- capture, one way). A hook in RendererConfig (a

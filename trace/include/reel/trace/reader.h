@@ -104,6 +104,13 @@ class TraceReader {
   Result<void> readFrame(size_t index, FrameRecord& into);
 
   Result<std::vector<ResourcesRecord>> readResources();
+  // Frames (positions, ascending) with a key frame (format 1.4): every resource alive at the frame's start,
+  // written again by a long capture, so that a replay can start there. A key frame whose messages may be
+  // incomplete (an unreadable chunk among or just before them, found while rebuilding the index) is not
+  // listed.
+  std::vector<size_t> keyFrames() const;
+  // The key frame of frame `index` (one of keyFrames()), as readResources gives the capture start's.
+  Result<std::vector<ResourcesRecord>> readKeyFrame(size_t index);
   Result<std::vector<MarkerRecord>> readMarkers();
   Result<std::optional<CaptureEndRecord>> readCaptureEnd();
 

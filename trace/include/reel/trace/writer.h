@@ -163,6 +163,9 @@ class MessageEncoder {
   // Resources from snapshot.resources[next...]: as many as fit one message (at least one). Advances `next`;
   // call again until it reaches the end.
   std::span<const uint8_t> resources(const ResourceSnapshot& snapshot, size_t& next);
+  // The same as a KeyFrame message (format 1.4): the resources alive at the start of snapshot.frame, a
+  // frame after the capture's first.
+  std::span<const uint8_t> keyFrame(const ResourceSnapshot& snapshot, size_t& next);
   // Reads the frame's streams; they may be released as soon as this returns. Fails for a frame too large
   // for one message.
   Result<std::span<const uint8_t>> frame(const FrameSource& frame, FrameCounts& counts);

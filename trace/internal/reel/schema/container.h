@@ -36,8 +36,10 @@ namespace reel::schema {
 //        frames before it in its chunk first). Frame.dropped: a frame the capture left out. A 1.2
 //        reader refuses a predicted frame (its plain columns are absent), with its error for a column
 //        too short; older traces have neither and read as before.
+//   1.4  the KeyFrame message (trace.fbs): the live resources again at later frames. A 1.3 reader skips
+//        the unknown kind (with its warning for a newer minor) and replays from the capture start.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 3;
+inline constexpr uint16_t kFormatMinor = 4;
 
 inline constexpr char kFileIdentifier[] = "REEL";
 
