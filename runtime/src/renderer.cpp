@@ -433,6 +433,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     const auto start = std::chrono::steady_clock::now();
     translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets);
     wide.jobWall[0] = std::chrono::steady_clock::now() - start;
+    wide.jobPackets[0] = translated;
   }
 
   clock.enter(FramePhase::Submit);
@@ -454,6 +455,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   timing.packets = translated;
   timing.jobs = jobs;
   timing.jobWall = wide.jobWall;
+  timing.jobPackets = wide.jobPackets;
   for (FrameObserver* observer : frame.observers) observer->onFrameEnd(timing);
 
   // The streams may be recorded into again unless an observer leased them: the Vulkan device copied
@@ -464,7 +466,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 
 uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing) {
   clock.enter(FramePhase::Sweep);
-  const std::span<const TranslationJob> plan = planner_->plan(view, jobs, [this](uint32_t slot) {
+  const std::span<const TranslationJob> plan = planner_->plan(view, jobs, pool_.get(), [this](uint32_t slot) {
     return slot < computePipelines_.size() && computePipelines_[slot] != 0;
   });
   device_.beginJobs(jobs);
@@ -483,6 +485,7 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
     packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX);
     device_.leaveJob();
     timing.jobWall[j] = std::chrono::steady_clock::now() - start;
+    timing.jobPackets[j] = packets[j];
     // Job 0 runs on the render thread (WorkerPool::run): from here it waits for the others.
     if (j == 0) clock.enter(FramePhase::Wait);
   });

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "reel/runtime/worker_pool.h"
+
 namespace reel {
 
 uint32_t jobCountFor(size_t keys, uint32_t threads, size_t minKeys) {
@@ -60,112 +62,180 @@ JobPlanner::JobPlanner() {
 }
 
 std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, uint32_t count,
-                                                       IsComputeFn isCompute, const void* fn) {
+                                                       WorkerPool* pool, IsComputeFn isCompute,
+                                                       const void* fn) {
   const size_t keys = view.sorted.size();
   count = std::max<uint32_t>(1, count);
   jobs_.resize(count);
-  whole_.assign(types_.size(), Ref{});
-  perSlot_.assign(types_.size() * kMaxSlots, Ref{});
-  std::fill(std::begin(bindPoint_), std::end(bindPoint_), Ref{});
-  std::fill(std::begin(push_), std::end(push_), Ref{});
-  pass_ = Ref{};
-  markers_.clear();
 
-  uint32_t ordinal = 0;
-  size_t key = 0;
-  for (uint32_t j = 0; j < count; ++j) {
-    TranslationJob& job = jobs_[j];
-    job.firstKey = keys * j / count;
-    job.endKey = keys * (j + 1) / count;
-    snapshot(job);
-    if (j + 1 == count) break;  // the last job's packets change no later job's start
-    // Only the packets' headers (and a state packet's scope field) are read: types come from the
-    // command table, so a draw costs a look at its header and nothing else.
-    for (; key < job.endKey; ++key) {
-      // Chain heads lie in recording order, keys in sorted order: fetched ahead as translate() does (without
-      // it the sweep waited on a cache miss per key, ~70 ns of a `stress` key on the H100 host).
-      if (key + kPrefetchKeys < keys) {
-        const SortEntry& ahead = view.sorted[key + kPrefetchKeys];
-        const std::byte* head =
-            view.buckets[view.mergedBuckets[ahead.sequence]].stream->packets.base() + ahead.value;
-        __builtin_prefetch(head);
-        __builtin_prefetch(head + 64);
-        __builtin_prefetch(head + 128);
-        __builtin_prefetch(head + 192);
-      }
-      const SortEntry& entry = view.sorted[key];
-      const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
-      for (uint32_t offset = entry.value; offset != 0;) {
-        const PacketHeader& h = stream.header(offset);
-        const uint32_t body = detail::resolveShared(stream, offset, h);
-        const PacketHeader& bh = stream.header(body);
-        const TypeInfo& t = types_[bh.type];
-        const Ref ref{static_cast<uint32_t>(key), offset, ordinal++};
-        switch (t.category) {
-          case CommandCategory::SetState: {
-            const std::byte* payload = stream.payload(body);
-            uint32_t value = 0;
-            if (t.field >= 0) std::memcpy(&value, payload + t.field, sizeof value);
-            switch (t.scope) {
-              case StateScope::Whole:
-                whole_[bh.type] = ref;
-                break;
-              case StateScope::PerSlot:
-                if (value < kMaxSlots) perSlot_[size_t{bh.type} * kMaxSlots + value] = ref;
-                break;
-              case StateScope::PerBindPoint:
-                bindPoint_[isCompute(fn, PipelineHandle{value}.index()) ? 1 : 0] = ref;
-                break;
-              case StateScope::PushBytes: {
-                const uint64_t end = uint64_t{value} + stream.aux(bh).size();
-                for (uint64_t word = value / 4; word < std::min<uint64_t>((end + 3) / 4, kMaxPushWords);
-                     ++word)
-                  push_[word] = ref;
-                break;
-              }
-              case StateScope::None:
-                break;
-            }
-            break;
-          }
-          case CommandCategory::BeginPass:
-            pass_ = ref;
-            break;
-          case CommandCategory::EndPass:
-            pass_ = Ref{};
-            break;
-          case CommandCategory::BeginMarker:
-            markers_.push_back(ref);
-            break;
-          case CommandCategory::EndMarker:
-            if (!markers_.empty()) markers_.pop_back();
-            break;
-          default:
-            break;
-        }
-        offset = h.next;
-      }
+  // Segments: about kMinSegmentKeys keys at least, kSegmentsPerJob per job at most, one per job at least.
+  const size_t segmentCount =
+      std::clamp<size_t>(keys / kMinSegmentKeys, count, size_t{count} * kSegmentsPerJob);
+  segments_.resize(segmentCount);
+  for (size_t s = 0; s < segmentCount; ++s) {
+    segments_[s].firstKey = keys * s / segmentCount;
+    segments_[s].endKey = keys * (s + 1) / segmentCount;
+  }
+  const uint32_t threads = pool ? count : 1;
+  if (sweepers_.size() < threads) sweepers_.resize(threads);
+  for (uint32_t t = 0; t < threads; ++t) {
+    sweepers_[t].scopes.resize(scopeCount());
+    sweepers_[t].touched.assign(scopeCount(), 0);
+  }
+  auto sweep = [&](uint32_t t) {
+    for (size_t s = segmentCount * t / threads; s < segmentCount * (t + 1) / threads; ++s)
+      summarise(view, segments_[s], sweepers_[t], isCompute, fn);
+  };
+  if (pool) {
+    pool->run(threads, sweep);
+  } else {
+    sweep(0);
+  }
+
+  // Job boundaries on the segment boundaries nearest to equal packet shares; every job keeps at least
+  // one segment.
+  uint64_t total = 0;
+  for (const Segment& segment : segments_) total += segment.packets;
+  boundaries_.assign(count + 1, 0);
+  boundaries_[count] = static_cast<uint32_t>(segmentCount);
+  {
+    uint32_t s = 0;
+    uint64_t before = 0;  // packets of segments [0, s)
+    for (uint32_t j = 1; j < count; ++j) {
+      const uint64_t target = total * j / count;
+      const uint32_t lowest = boundaries_[j - 1] + 1;
+      const uint32_t highest = static_cast<uint32_t>(segmentCount) - (count - j);
+      while (s < lowest) before += segments_[s++].packets;
+      // Move on while the next boundary lies closer to the target.
+      while (s < highest && before + segments_[s].packets / 2 < target) before += segments_[s++].packets;
+      boundaries_[j] = s;
     }
+  }
+
+  // Combine the summaries in order; each job starts from the state after the segments before it.
+  state_.assign(scopeCount(), Ref{});
+  markers_.clear();
+  for (uint32_t j = 0, s = 0; j < count; ++j) {
+    TranslationJob& job = jobs_[j];
+    for (; s < boundaries_[j]; ++s) {
+      const Segment& segment = segments_[s];
+      for (const auto& [scope, ref] : segment.scopes) state_[scope] = ref;
+      markers_.resize(markers_.size() - std::min<size_t>(markers_.size(), segment.markerPops));
+      markers_.insert(markers_.end(), segment.markerPushes.begin(), segment.markerPushes.end());
+    }
+    job.firstKey = segments_[boundaries_[j]].firstKey;
+    job.endKey = segments_[boundaries_[j + 1] - 1].endKey;
+    job.packets = 0;
+    for (uint32_t k = boundaries_[j]; k < boundaries_[j + 1]; ++k) job.packets += segments_[k].packets;
+    snapshot(job);
   }
   return jobs_;
 }
 
+void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& sweeper, IsComputeFn isCompute,
+                           const void* fn) const {
+  const size_t keys = view.sorted.size();
+  segment.packets = 0;
+  segment.scopes.clear();
+  segment.markerPops = 0;
+  segment.markerPushes.clear();
+  auto set = [&](uint32_t scope, const Ref& ref) {
+    sweeper.scopes[scope] = ref;
+    if (!sweeper.touched[scope]) {
+      sweeper.touched[scope] = 1;
+      sweeper.touchedList.push_back(scope);
+    }
+  };
+  // Only the packets' headers (and a state packet's scope field) are read: types come from the command
+  // table, so a draw costs a look at its header and nothing else.
+  for (size_t key = segment.firstKey; key < segment.endKey; ++key) {
+    // Chain heads lie in recording order, keys in sorted order: fetched ahead as translate() does (without
+    // it the sweep waited on a cache miss per key, ~70 ns of a `stress` key on the H100 host).
+    if (key + kPrefetchKeys < keys) {
+      const SortEntry& ahead = view.sorted[key + kPrefetchKeys];
+      const std::byte* head =
+          view.buckets[view.mergedBuckets[ahead.sequence]].stream->packets.base() + ahead.value;
+      __builtin_prefetch(head);
+      __builtin_prefetch(head + 64);
+      __builtin_prefetch(head + 128);
+      __builtin_prefetch(head + 192);
+    }
+    const SortEntry& entry = view.sorted[key];
+    const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
+    uint32_t link = 0;
+    for (uint32_t offset = entry.value; offset != 0; ++link) {
+      const PacketHeader& h = stream.header(offset);
+      const uint32_t body = detail::resolveShared(stream, offset, h);
+      const PacketHeader& bh = stream.header(body);
+      const TypeInfo& t = types_[bh.type];
+      const Ref ref{static_cast<uint32_t>(key), link, offset};
+      ++segment.packets;
+      switch (t.category) {
+        case CommandCategory::SetState: {
+          const std::byte* payload = stream.payload(body);
+          uint32_t value = 0;
+          if (t.field >= 0) std::memcpy(&value, payload + t.field, sizeof value);
+          switch (t.scope) {
+            case StateScope::Whole:
+              set(bh.type, ref);
+              break;
+            case StateScope::PerSlot:
+              if (value < kMaxSlots) set(slotScope(bh.type, value), ref);
+              break;
+            case StateScope::PerBindPoint:
+              set(bindPointScope(isCompute(fn, PipelineHandle{value}.index()) ? 1 : 0), ref);
+              break;
+            case StateScope::PushBytes: {
+              const uint64_t end = uint64_t{value} + stream.aux(bh).size();
+              for (uint64_t word = value / 4; word < std::min<uint64_t>((end + 3) / 4, kMaxPushWords); ++word)
+                set(pushScope(static_cast<uint32_t>(word)), ref);
+              break;
+            }
+            case StateScope::None:
+              break;
+          }
+          break;
+        }
+        case CommandCategory::BeginPass:
+          set(passScope(), ref);
+          break;
+        case CommandCategory::EndPass:
+          set(passScope(), Ref{});
+          break;
+        case CommandCategory::BeginMarker:
+          segment.markerPushes.push_back(ref);
+          break;
+        case CommandCategory::EndMarker:
+          if (!segment.markerPushes.empty()) {
+            segment.markerPushes.pop_back();
+          } else {
+            ++segment.markerPops;
+          }
+          break;
+        default:
+          break;
+      }
+      offset = h.next;
+    }
+  }
+  for (const uint32_t scope : sweeper.touchedList) {
+    segment.scopes.emplace_back(scope, sweeper.scopes[scope]);
+    sweeper.touched[scope] = 0;
+  }
+  sweeper.touchedList.clear();
+}
+
 void JobPlanner::snapshot(TranslationJob& job) {
   gathered_.clear();
-  auto add = [&](const Ref& r) {
-    if (r.ordinal != UINT32_MAX) gathered_.push_back(r);
-  };
-  for (const Ref& r : whole_) add(r);
-  for (const Ref& r : perSlot_) add(r);
-  for (const Ref& r : bindPoint_) add(r);
-  for (const Ref& r : push_) add(r);
-  add(pass_);
-  for (const Ref& r : markers_) add(r);
+  for (const Ref& r : state_) {
+    if (r.offset != 0) gathered_.push_back(r);
+  }
+  gathered_.insert(gathered_.end(), markers_.begin(), markers_.end());
   std::sort(gathered_.begin(), gathered_.end(),
-            [](const Ref& a, const Ref& b) { return a.ordinal < b.ordinal; });
+            [](const Ref& a, const Ref& b) { return a.order() < b.order(); });
   // A push covering several words is gathered once per word.
   gathered_.erase(std::unique(gathered_.begin(), gathered_.end(),
-                              [](const Ref& a, const Ref& b) { return a.ordinal == b.ordinal; }),
+                              [](const Ref& a, const Ref& b) { return a.order() == b.order(); }),
                   gathered_.end());
   job.prefix.clear();
   for (const Ref& r : gathered_) job.prefix.push_back({r.key, r.offset});

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "reel/runtime/renderer.h"
@@ -101,7 +103,7 @@ TEST(TranslationJobs, SmallFrameStaysOnTheRenderThread) {
   EXPECT_EQ(device.serial.size(), 2 * kMinJobKeys - 1);
 }
 
-TEST(TranslationJobs, JobsCoverTheSortedFrameInOrderAtEvenBoundaries) {
+TEST(TranslationJobs, JobsCoverTheSortedFrameInOrder) {
   constexpr uint32_t kKeys = 1000;
   JobDevice device;
   Renderer renderer(device, {.workers = 4});
@@ -111,9 +113,11 @@ TEST(TranslationJobs, JobsCoverTheSortedFrameInOrderAtEvenBoundaries) {
   renderer.flushAndWait();
   ASSERT_EQ(device.jobs.size(), 4u);
   std::vector<JobDevice::Call> joined;
+  // One packet a key: each job gets a quarter of the keys, give or take one segment's keys.
+  const size_t segmentKeys = kKeys / (kKeys / JobPlanner::kMinSegmentKeys) + 1;
   for (uint32_t j = 0; j < 4; ++j) {
     const auto mine = own(device.jobs[j]);
-    EXPECT_EQ(mine.size(), kKeys * (j + 1) / 4 - kKeys * j / 4) << "job " << j << ": keys [n*j/4, n*(j+1)/4)";
+    EXPECT_NEAR(double(mine.size()), kKeys / 4.0, double(segmentKeys)) << "job " << j;
     joined.insert(joined.end(), mine.begin(), mine.end());
   }
   ASSERT_EQ(joined.size(), kKeys);
@@ -122,13 +126,118 @@ TEST(TranslationJobs, JobsCoverTheSortedFrameInOrderAtEvenBoundaries) {
   EXPECT_TRUE(device.serial.empty());
 }
 
+TEST(TranslationJobs, JobsAreBalancedByPacketsNotKeys) {
+  // The first quarter of the keys carry chains of 9 packets, the rest one: cut by keys, job 0 would
+  // translate 9000 of the 12000 packets.
+  constexpr uint32_t kKeys = 4000, kLong = 1000, kChain = 9;
+  JobDevice device;
+  Renderer renderer(device, {.workers = 4});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  for (uint32_t i = 0; i < kKeys; ++i) {
+    cmd::Draw* draw = &bucket.add<cmd::Draw>(i);
+    for (uint32_t c = 1; i < kLong && c < kChain; ++c) draw = &bucket.append<cmd::Draw>(draw);
+  }
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_EQ(device.jobs.size(), 4u);
+  const double total = kLong * kChain + (kKeys - kLong);
+  // Boundaries fall on segments (64 here, of 62-63 keys): a job is off its share by one segment at most.
+  const double segment = double(kKeys) / (4 * JobPlanner::kSegmentsPerJob) + 1;
+  size_t sum = 0;
+  for (uint32_t j = 0; j < 4; ++j) {
+    const size_t packets = own(device.jobs[j]).size();
+    EXPECT_NEAR(double(packets), total / 4, segment * kChain) << "job " << j;
+    sum += packets;
+  }
+  EXPECT_EQ(sum, size_t(total));
+}
+
+// The state a job starts from, against the single-threaded walk, on a frame whose state changes, passes
+// and markers are spread over every segment (so the summaries and their combination decide it): the
+// viewport, four texture slots, the open pass and the stack of open markers.
+TEST(TranslationJobs, JobStateEqualsTheSerialWalkAcrossSegments) {
+  struct State {
+    uint64_t viewport = 0;
+    std::array<uint64_t, 4> textures{};
+    uint64_t pass = 0;
+    std::vector<uint64_t> markers;
+    bool operator==(const State&) const = default;
+    void apply(const JobDevice::Call& c) {
+      switch (c.type) {
+        case CommandType::SetViewport:
+          viewport = c.head;
+          break;
+        case CommandType::BindTexture:
+          textures[c.head & 3] = c.head >> 32;
+          break;
+        case CommandType::BeginRenderPass:
+          pass = c.head & 0xffffffffu;
+          break;
+        case CommandType::EndRenderPass:
+          pass = 0;
+          break;
+        case CommandType::DebugMarkerBegin:
+          markers.push_back(c.head);
+          break;
+        case CommandType::DebugMarkerEnd:
+          if (!markers.empty()) markers.pop_back();
+          break;
+        default:
+          break;
+      }
+    }
+  };
+  constexpr uint32_t kKeys = 4000;
+  JobDevice device;
+  Renderer renderer(device, {.workers = 4});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  std::mt19937 rng(9);
+  bool open = false;
+  int depth = 0;
+  for (uint32_t i = 0; i < kKeys; ++i) {
+    const uint32_t r = rng() % 100;
+    if (r < 5) {
+      bucket.add<cmd::SetViewport>(i).x = float(i);
+    } else if (r < 15) {
+      auto& bind = bucket.add<cmd::BindTexture>(i);
+      bind.slot = rng() % 4;
+      bind.texture = TextureHandle{i + 1};
+    } else if (r < 18) {
+      if (open) {
+        bucket.add<cmd::EndRenderPass>(i);
+      } else {
+        bucket.add<cmd::BeginRenderPass>(i).target = RenderTargetHandle{i + 1};
+      }
+      open = !open;
+    } else if (r < 21) {
+      bucket.add<cmd::DebugMarkerBegin>(i).color[0] = float(i);
+      ++depth;
+    } else if (r < 24 && depth > 0) {
+      bucket.add<cmd::DebugMarkerEnd>(i);
+      --depth;
+    } else {
+      bucket.add<cmd::Draw>(i).vertexCount = i;
+    }
+  }
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_EQ(device.jobs.size(), 4u);
+  State serial;  // the single-threaded walk, up to the job's first packet
+  for (uint32_t j = 0; j < 4; ++j) {
+    State job;
+    for (const auto& c : replayed(device.jobs[j])) job.apply(c);
+    EXPECT_TRUE(job == serial) << "job " << j << " starts from another state than the serial walk";
+    for (const auto& c : own(device.jobs[j])) serial.apply(c);
+  }
+}
+
 TEST(TranslationJobs, EachJobStartsFromTheStateInForceAtItsFirstKey) {
   constexpr uint32_t kDraws = 600;
   JobDevice device;
   Renderer renderer(device, {.workers = 2});
   auto& bucket = renderer.createBucket<uint32_t>("b");
   uint32_t key = 0;
-  // State before the pass, then a closed pass, then an open one: job 1 (from key 301 on) must see the
+  // State before the pass, then a closed pass, then an open one: job 1 (from about key 306 on) must see the
   // last value of each scope, the open pass and the open marker, in sort order, and nothing superseded.
   bucket.add<cmd::SetViewport>(key++).width = 1;  // overridden below
   bucket.add<cmd::BeginRenderPass>(key++).target = RenderTargetHandle{7};
@@ -147,11 +256,13 @@ TEST(TranslationJobs, EachJobStartsFromTheStateInForceAtItsFirstKey) {
   const uint32_t pushed = 0xabcd;
   auto& push = bucket.add<cmd::PushConstants>(key++, sizeof pushed);
   std::memcpy(bucket.aux(push).data(), &pushed, sizeof pushed);
-  for (uint32_t i = 0; i < kDraws / 2; ++i) bucket.add<cmd::Draw>(key++).vertexCount = 3;
-  auto& texB = bucket.add<cmd::BindTexture>(key++);  // after the boundary: job 1's own
+  // The boundary lies near the middle packet, on a segment boundary (of ~32 keys): texB, a quarter of
+  // the frame later, is job 1's own.
+  for (uint32_t i = 0; i < kDraws * 3 / 4; ++i) bucket.add<cmd::Draw>(key++).vertexCount = 3;
+  auto& texB = bucket.add<cmd::BindTexture>(key++);
   texB.slot = 1;
   texB.texture = TextureHandle{12};
-  for (uint32_t i = 0; i < kDraws / 2; ++i) bucket.add<cmd::Draw>(key++).vertexCount = 3;
+  for (uint32_t i = 0; i < kDraws / 4; ++i) bucket.add<cmd::Draw>(key++).vertexCount = 3;
   renderer.kick();
   renderer.flushAndWait();
   ASSERT_EQ(device.jobs.size(), 2u);

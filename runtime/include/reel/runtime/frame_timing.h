@@ -16,7 +16,7 @@ enum class FramePhase : uint8_t {
   Merge,      // gathering every bucket's keys
   Sort,       // the radix sort, material binders' passes, the order hash
   Observers,  // onFrameStart and onFrame of every observer
-  Sweep,      // wide frames: the serial sweep that fixes the state in force at each job's start
+  Sweep,      // wide frames: the sweep that fixes each job's start (segments on the workers, combined here)
   Translate,  // the sorted packets through the device (wide frames: the render thread's own job)
   Wait,       // wide frames: waiting for the slowest other job, then joining the jobs' work
   Submit,     // destroy requests and Device::endFrame (closing and submitting the frame's work)
@@ -39,6 +39,7 @@ struct FrameTiming {
   // while the render thread was in Translate and Wait.
   uint32_t jobs = 1;
   std::array<std::chrono::nanoseconds, kMaxRenderWorkers> jobWall{};
+  std::array<uint64_t, kMaxRenderWorkers> jobPackets{};  // each job's own packets (its state replays aside)
 
   std::chrono::nanoseconds wallOf(FramePhase phase) const { return wall[static_cast<size_t>(phase)]; }
   std::chrono::nanoseconds cpuOf(FramePhase phase) const { return cpu[static_cast<size_t>(phase)]; }

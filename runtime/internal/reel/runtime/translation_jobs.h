@@ -1,12 +1,18 @@
 #pragma once
 // Going wide (Stingray's RenderDevice): the sorted frame is cut into contiguous ranges of keys, each
 // translated by one job on its own thread into its own command list. A job must start from the state
-// the single-threaded walk would have at that point, so one cheap serial sweep over the packets' types
-// (commands.inc's semantics) notes, for every job boundary, which packets that state comes from: the
-// last packet of each bound-state scope (per slot, per bind point, per push-constant word), the
-// BeginRenderPass of a pass still open, and the debug markers still open. A job replays those packets
-// (Device::enterJob) before its own. What commands do to resources (barriers, layouts) is the device's
-// business: it knows it only while recording, so it reconciles it when it joins the jobs (endJobs).
+// the single-threaded walk would have at that point: the last packet of each bound-state scope (per
+// slot, per bind point, per push-constant word), the BeginRenderPass of a pass still open, and the debug
+// markers still open (commands.inc's semantics). A job replays those packets (Device::enterJob) before
+// its own. What commands do to resources (barriers, layouts) is the device's business: it knows it only
+// while recording, so it reconciles it when it joins the jobs (endJobs).
+//
+// The sweep that finds those packets runs in parallel: the frame is cut into segments (up to
+// kSegmentsPerJob per job), each worker summarises its share of them (per scope the last packet in the
+// segment, the markers it opens and closes, its packet count), and the render thread combines the
+// summaries in order, which costs a few hundred entries per segment instead of a walk over every packet.
+// The packet counts then place the job boundaries on segment boundaries so that jobs get about equal
+// numbers of packets (a packet, not a key, is what a job translates: keys carry chains of 1 to dozens).
 //
 // A state packet that the device rejects (a stale handle, say) leaves the previous value bound on the
 // single-threaded walk, but a job replays only the last packet of each scope: a frame whose state
@@ -14,6 +20,8 @@
 
 #include <cstdint>
 #include <span>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "reel/runtime/commands.h"
@@ -30,6 +38,7 @@ struct FramePacketRef {
 struct TranslationJob {
   size_t firstKey = 0;
   size_t endKey = 0;                   // one past the last key
+  uint64_t packets = 0;                // packets of its own range
   std::vector<FramePacketRef> prefix;  // the state packets in force at firstKey, in sort order
 };
 
@@ -45,16 +54,26 @@ uint32_t jobCountFor(size_t keys, uint32_t threads, size_t minKeys = kMinJobKeys
 // kMinJobKeys, or REEL_RENDER_JOB_KEYS when set to a number > 0: tests make small frames go wide with it.
 size_t minJobKeysFromEnvironment();
 
+class WorkerPool;
+
 class JobPlanner {
  public:
+  // Segments per job at most: job boundaries fall on segment boundaries, so a job's packets are within
+  // about 1/kSegmentsPerJob of a job's share of its target.
+  static constexpr uint32_t kSegmentsPerJob = 16;
+  static constexpr size_t kMinSegmentKeys = 32;  // a segment's summary costs about as much as 32 keys
+
   JobPlanner();
-  // Render thread. Cuts view.sorted into `count` ranges of about equal key counts and sweeps the frame for
-  // each range's state. `computePipeline(slot)` says whether the pipeline of that handle slot binds to the
-  // compute bind point (a BindPipeline's scope). Returns the jobs (valid until the next plan()).
+  // Render thread. Cuts view.sorted into `count` ranges of about equal packet counts and finds each
+  // range's starting state, sweeping on up to `count` threads of `pool` (null: on this thread alone; the
+  // pool must be free). `computePipeline(slot)` says whether the pipeline of that handle slot binds to
+  // the compute bind point (a BindPipeline's scope); it is called from the sweeping threads. Returns the
+  // jobs (valid until the next plan()).
   template <typename IsCompute>
-  std::span<const TranslationJob> plan(const FrameView& view, uint32_t count, IsCompute&& computePipeline) {
+  std::span<const TranslationJob> plan(const FrameView& view, uint32_t count, WorkerPool* pool,
+                                       IsCompute&& computePipeline) {
     return planErased(
-        view, count,
+        view, count, pool,
         [](const void* f, uint32_t slot) {
           return (*static_cast<const std::remove_reference_t<IsCompute>*>(f))(slot);
         },
@@ -78,13 +97,16 @@ class JobPlanner {
 
  private:
   using IsComputeFn = bool (*)(const void*, uint32_t);
-  std::span<const TranslationJob> planErased(const FrameView& view, uint32_t count, IsComputeFn isCompute,
-                                             const void* fn);
+  std::span<const TranslationJob> planErased(const FrameView& view, uint32_t count, WorkerPool* pool,
+                                             IsComputeFn isCompute, const void* fn);
 
+  // A packet of the frame: its key, its place in the key's chain (what orders packets of one key) and its
+  // header's offset. offset 0 (no packet has it): none.
   struct Ref {
     uint32_t key = 0;
+    uint32_t link = 0;
     uint32_t offset = 0;
-    uint32_t ordinal = UINT32_MAX;  // the packet's place in the frame; UINT32_MAX: none
+    uint64_t order() const { return uint64_t{key} << 32 | link; }
   };
   struct TypeInfo {
     CommandCategory category;
@@ -92,16 +114,41 @@ class JobPlanner {
     int32_t field =
         -1;  // PerSlot: the `slot` field's offset; PushBytes: `offset`'s; PerBindPoint: `pipeline`'s
   };
+  // What one segment of keys does to the sweep's state.
+  struct Segment {
+    size_t firstKey = 0, endKey = 0;
+    uint64_t packets = 0;
+    std::vector<std::pair<uint32_t, Ref>> scopes;  // scope index, the segment's last packet (none: cleared)
+    uint32_t markerPops = 0;                       // markers it closes that were opened before it
+    std::vector<Ref> markerPushes;                 // markers it opens and leaves open, outermost first
+  };
+  // One sweeping thread's scratch: a dense copy of every scope, and which ones the segment touched.
+  struct Sweeper {
+    std::vector<Ref> scopes;
+    std::vector<uint8_t> touched;
+    std::vector<uint32_t> touchedList;
+  };
+
+  // Scope indices: every whole-state type, every (type, slot), the two bind points, the push-constant
+  // words, the open pass.
+  uint32_t slotScope(uint32_t type, uint32_t slot) const { return typeCount() + type * kMaxSlots + slot; }
+  uint32_t bindPointScope(uint32_t point) const { return typeCount() * (1 + kMaxSlots) + point; }
+  uint32_t pushScope(uint32_t word) const { return bindPointScope(2) + word; }
+  uint32_t passScope() const { return pushScope(kMaxPushWords); }
+  uint32_t scopeCount() const { return passScope() + 1; }
+  uint32_t typeCount() const { return static_cast<uint32_t>(types_.size()); }
+
+  void summarise(const FrameView& view, Segment& segment, Sweeper& sweeper, IsComputeFn isCompute,
+                 const void* fn) const;
   void snapshot(TranslationJob& job);
 
   std::vector<TypeInfo> types_;
   std::vector<TranslationJob> jobs_;
-  // The sweep's state: the packet in force for every scope.
-  std::vector<Ref> whole_;    // per command type
-  std::vector<Ref> perSlot_;  // per command type x kMaxSlots
-  Ref bindPoint_[2];          // graphics, compute
-  Ref push_[kMaxPushWords];
-  Ref pass_;                  // the open pass's BeginRenderPass
+  std::vector<Segment> segments_;
+  std::vector<Sweeper> sweepers_;     // one per sweeping thread
+  std::vector<uint32_t> boundaries_;  // per job, its first segment
+  // The combined state while the render thread walks the summaries.
+  std::vector<Ref> state_;
   std::vector<Ref> markers_;  // open debug markers, outermost first
   std::vector<Ref> gathered_;
 };
