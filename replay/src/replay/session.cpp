@@ -65,6 +65,8 @@ const char* seekPathName(SeekPath path) {
       return "forward";
     case SeekPath::FromStart:
       return "from start";
+    case SeekPath::KeyFrame:
+      return "from key frame";
   }
   return "?";
 }
@@ -241,10 +243,10 @@ Result<void> ReplaySession::takeCheckpoint(size_t index) {
   return {};
 }
 
-Result<void> ReplaySession::restoreCheckpoint() {
+Result<void> ReplaySession::restoreCheckpoint(const Checkpoint* from) {
   // Until it is done the device holds a mix of both states.
   broken_ = true;
-  const Checkpoint& checkpoint = *checkpoint_;
+  const Checkpoint& checkpoint = from ? *from : *checkpoint_;
   const FrameFeeder::LiveMap& now = feeder_->liveResources();
   auto differs = [](const FrameFeeder::LiveMap& in, uint64_t key, const FrameFeeder::LiveResource& r) {
     const auto it = in.find(key);
@@ -298,6 +300,76 @@ Result<void> ReplaySession::restoreCheckpoint() {
   next_ = checkpoint.frameIndex;
   clean_ = true;
   broken_ = false;
+  return {};
+}
+
+size_t ReplaySession::startWithoutKeyFrames(size_t index, bool needClean) const {
+  if (!broken_ && !open_ && next_ <= index && (clean_ || !needClean)) return next_;
+  if (!broken_ && checkpoint_ && checkpoint_->frameIndex <= index) return checkpoint_->frameIndex;
+  return 0;
+}
+
+bool ReplaySession::startAtNearestKeyFrame(size_t index, size_t position) {
+  const std::vector<size_t> keys = reader_.keyFrames();
+  for (auto it = std::upper_bound(keys.begin(), keys.end(), index); it != keys.begin();) {
+    const size_t key = *--it;
+    if (key <= position) break;
+    // One that cannot be read (its chunk damaged) or put back: the one before it serves.
+    if (startAtKeyFrame(key)) return true;
+  }
+  return false;
+}
+
+Result<void> ReplaySession::startAtKeyFrame(size_t index) {
+  auto records = reader_.readKeyFrame(index);
+  if (!records) return records.error();
+  const uint64_t number = reader_.frameNumber(index);
+  const std::string where = reader_.name() + ": key frame at frame " + std::to_string(number);
+  // The key frame as a checkpoint: resources as the feeder tracks them (created as recorded, edited),
+  // contents by mip.
+  Checkpoint key;
+  key.frameIndex = index;
+  for (const trace::ResourcesRecord& record : *records) {
+    for (const trace::LiveResourceRecord& r : record.resources) {
+      const std::optional<CommandType> type = feeder_->commandType(r.createType);
+      const CommandSemantics& semantics = semanticsOf(type.value_or(CommandType::Count));
+      if (!type || semantics.category != CommandCategory::Create || r.create.size() < sizeof(uint32_t)) {
+        return fail(where, ": a resource whose create request (command ", r.createType,
+                    ") this build cannot replay");
+      }
+      FrameFeeder::LiveResource live;
+      live.kind = semantics.resource;
+      live.createType = *type;
+      live.create.assign(r.create.begin(), r.create.end());
+      if (options_.edit) options_.edit(number, UINT64_MAX, *type, live.create);
+      std::memcpy(&live.handle, live.create.data(), sizeof live.handle);
+      if (!r.readbackError.empty()) {
+        return fail(where, ": ", formatHandle(live.kind, live.handle),
+                    " was not read back: ", r.readbackError);
+      }
+      if (resourceContentsOf(live.kind) == ResourceContents::CreateData)
+        live.code.assign(r.code.begin(), r.code.end());
+      const uint64_t liveKey = FrameFeeder::liveKey(live.kind, live.handle);
+      if (!r.contents.empty()) {
+        std::vector<std::vector<std::byte>>& mips = key.contents[liveKey];
+        for (const auto& c : r.contents) {
+          if (c.mip >= mips.size()) mips.resize(c.mip + 1);
+          mips[c.mip].assign(c.bytes.begin(), c.bytes.end());
+          key.bytes += c.bytes.size();
+        }
+      }
+      key.live[liveKey] = std::move(live);
+    }
+  }
+  if (broken_) {
+    // Nothing known of the device's state: everything goes, then the key frame's resources come.
+    feeder_->destroyAll();
+    renderer_->kick();
+    renderer_->flushAndWait();
+    broken_ = false;
+  }
+  frame_.keepAlive.reset();
+  if (auto ok = restoreCheckpoint(&key); !ok) return fail(where, ": ", ok.error().message);
   return {};
 }
 
@@ -444,7 +516,8 @@ Result<SeekResult> ReplaySession::seek(size_t index, uint64_t stopAfterPackets) 
     return finish();
   }
   bool restored = false;
-  if (broken_ || open_ || next_ > index || !clean_) {
+  const bool keyed = startAtNearestKeyFrame(index, startWithoutKeyFrames(index, true));
+  if (!keyed && (broken_ || open_ || next_ > index || !clean_)) {
     if (!broken_ && checkpoint_ && checkpoint_->frameIndex <= index) {
       if (auto ok = restoreCheckpoint(); !ok) return ok.error();
       restored = true;
@@ -454,7 +527,10 @@ Result<SeekResult> ReplaySession::seek(size_t index, uint64_t stopAfterPackets) 
   }
   // Whatever fails below leaves a state only a start from the capture start can be sure of.
   broken_ = true;
-  result.path = restored ? SeekPath::Restored : next_ == 0 ? SeekPath::FromStart : SeekPath::Forward;
+  result.path = keyed        ? SeekPath::KeyFrame
+                : restored   ? SeekPath::Restored
+                : next_ == 0 ? SeekPath::FromStart
+                             : SeekPath::Forward;
   result.restoreMs = msSince(mark);
   for (; next_ < index; ++next_) {
     if (auto ok = reader_.readFrame(next_, frame_); !ok) return ok.error();
@@ -589,7 +665,9 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
     return fail(reader_.name(), ": frame index ", index, " is past the trace's ", reader_.frameCount(),
                 " frames");
   }
-  if (open_ || broken_) {
+  if (startAtNearestKeyFrame(index, startWithoutKeyFrames(index, false))) {
+    // At the key frame: nearer than where the device was.
+  } else if (open_ || broken_) {
     // After a seek: the state at the start of the frame it stopped in, through the checkpoint if it
     // serves the frame asked for.
     const bool restore = !broken_ && checkpoint_ && checkpoint_->frameIndex <= index;

@@ -25,6 +25,12 @@
 //    again up to the stop. Pipelines, shaders and samplers alive in both states stay;
 //  - going back before the checkpoint, or a checkpoint that could not be read back, starts over from the
 //    capture start. Stencil is not read back: a D24S8 texture's stencil is restored as 0.
+// Key frames (format 1.4, CaptureOptions::keyFrames): both ways start from the trace's nearest key frame
+// at or before the frame asked for when it is nearer than where the device is, the checkpoint and the
+// capture start. A key frame is a checkpoint from the file, restored the same way (what is alive in both
+// states stays). So a frame whose chunk is unreadable fails, as does every frame after it up to the next
+// key frame, and from there the replay goes on. A key frame that cannot be read is passed over for the one
+// before it.
 // Both ways feed the same FrameFeeder and Renderer, so a position reached either way gives the same bits
 // (tests/replay/engine_test.cpp, tests/viewer/replay_test.cpp check continued and restored steps against
 // replays from the capture start). After a seek, replayFrame first puts the checkpoint back.
@@ -95,6 +101,7 @@ enum class SeekPath : uint8_t {
   Restored,   // the checkpoint at the frame's start was restored and the frame replayed again
   Forward,    // earlier frames were replayed whole to reach the frame (after a restore, if one was needed)
   FromStart,  // from the capture start: a new session, or going back before the checkpoint
+  KeyFrame,   // from the nearest key frame of the trace at or before the frame (nearer than the others)
 };
 const char* seekPathName(SeekPath path);
 
@@ -217,7 +224,13 @@ class ReplaySession {
   Result<void> submitStartResources();
   // Kicks what is recorded but not yet kicked (the capture-start resources) in a frame of its own.
   void kickPending();
-  Result<void> restoreCheckpoint();
+  // Puts back `from` (the checkpoint when null).
+  Result<void> restoreCheckpoint(const Checkpoint* from = nullptr);
+  // Where a move to frame `index` would start without key frames (seek: needClean).
+  size_t startWithoutKeyFrames(size_t index, bool needClean) const;
+  // Starts at the nearest key frame in (position, index]; false when there is none it can start at.
+  bool startAtNearestKeyFrame(size_t index, size_t position);
+  Result<void> startAtKeyFrame(size_t index);
   Result<void> takeCheckpoint(size_t index);
   Result<void> load(size_t index);
   Result<void> replayPartial(uint64_t stopAfterPackets, SeekResult& result);

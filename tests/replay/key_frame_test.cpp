@@ -1,0 +1,207 @@
+// Key frames (CaptureOptions::keyFrames, format 1.4): a capture writes the live resources again at
+// intervals, and the replay engine starts from the nearest one. A replay that starts there reaches the
+// same device calls (null device) and images (lavapipe) as one from the capture start; a seek replays
+// only the frames from the nearest key frame; a damaged chunk costs only the frames up to the next one.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "reel/capture/capture.h"
+#include "reel/image/compare.h"
+#include "reel/replay/session.h"
+#include "reel/runtime/null_device.h"
+#include "reel/vulkan/vulkan_device.h"
+#include "test_scene.h"
+
+namespace reel {
+namespace {
+
+namespace fs = std::filesystem;
+using replay::SeekPath;
+
+constexpr uint64_t kFrames = 12;
+constexpr uint32_t kKeyEvery = 4;  // key frames at frames 4 and 8
+
+fs::path dir() {
+  const fs::path d = fs::temp_directory_path() / "reel_key_frame_tests";
+  fs::create_directories(d);
+  return d;
+}
+
+// The test scene's frames 0..kFrames-1 on `device`, captured with key frames every `keyEvery` frames
+// (0: none), two frames a chunk.
+void captureScene(Device& device, const fs::path& path, uint32_t keyEvery) {
+  Renderer renderer(device);
+  test::TestScene scene(renderer);
+  capture::CaptureOptions options{.path = path.string(), .firstFrame = 0, .lastFrame = kFrames - 1};
+  options.handleSignals = false;
+  options.compression.maxFramesPerChunk = 2;
+  options.compression.chunkMillis = 0;
+  options.keyFrames = {.everyMillis = 0, .everyBytes = 0, .everyFrames = keyEvery};
+  auto capture = capture::Capture::start(renderer, options);
+  ASSERT_TRUE(capture.ok()) << capture.error().message;
+  for (uint64_t f = 0; f < kFrames; ++f) {
+    scene.record(f);
+    renderer.kick();
+  }
+  renderer.flushAndWait();
+  ASSERT_TRUE((*capture)->finish().ok());
+  EXPECT_EQ((*capture)->stats().keyFrames, keyEvery ? (kFrames - 1) / keyEvery : 0);
+}
+
+fs::path nullCapture(const std::string& name, uint32_t keyEvery) {
+  const fs::path path = dir() / name;
+  NullDevice device(/*recordCalls=*/false);
+  captureScene(device, path, keyEvery);
+  return path;
+}
+
+// The commands the device ran in its last frame (frame numbers left out: a replay that starts from a
+// key frame kicks frames of its own to put the resources back).
+std::vector<std::pair<CommandType, std::vector<std::byte>>> lastFrameCommands(const NullDevice& device) {
+  const auto& calls = device.calls();
+  size_t begin = calls.size();
+  while (begin > 0 && calls[begin - 1].kind != NullDevice::Call::Kind::BeginFrame) --begin;
+  std::vector<std::pair<CommandType, std::vector<std::byte>>> out;
+  for (size_t i = begin; i < calls.size(); ++i) {
+    if (calls[i].kind == NullDevice::Call::Kind::Command) out.emplace_back(calls[i].type, calls[i].payload);
+  }
+  return out;
+}
+
+struct NullReplay {
+  std::unique_ptr<trace::TraceReader> reader;
+  NullDevice device;
+  std::unique_ptr<replay::ReplaySession> session;
+};
+
+std::unique_ptr<NullReplay> nullReplay(const fs::path& path) {
+  auto r = std::make_unique<NullReplay>();
+  auto reader = trace::TraceReader::open(path.string());
+  EXPECT_TRUE(reader.ok()) << reader.error().message;
+  if (!reader.ok()) return nullptr;
+  r->reader = std::make_unique<trace::TraceReader>(std::move(reader.value()));
+  auto session = replay::ReplaySession::create(*r->reader, r->device, {.device = "null"});
+  EXPECT_TRUE(session.ok()) << session.error().message;
+  if (!session.ok()) return nullptr;
+  r->session = std::move(session.value());
+  return r;
+}
+
+TEST(KeyFrames, CaptureWritesThemAtTheIntervalAndTheReaderIndexesThem) {
+  const fs::path path = nullCapture("interval.reel", kKeyEvery);
+  auto reader = trace::TraceReader::open(path.string());
+  ASSERT_TRUE(reader.ok()) << reader.error().message;
+  EXPECT_EQ(reader->keyFrames(), (std::vector<size_t>{4, 8}));
+  auto key = reader->readKeyFrame(8);
+  ASSERT_TRUE(key.ok()) << key.error().message;
+  ASSERT_FALSE(key->empty());
+  EXPECT_EQ(key->front().frame, 8u);
+  auto start = reader->readResources();
+  ASSERT_TRUE(start.ok());
+  EXPECT_EQ(start->size(), 1u) << "a key frame must not read as capture-start resources";
+  EXPECT_FALSE(reader->readKeyFrame(5).ok());
+}
+
+TEST(KeyFrames, EveryFrameFromItsNearestKeyFrameRunsTheSameDeviceCallsAsFromTheStart) {
+  const fs::path keyed = nullCapture("keyed.reel", kKeyEvery);
+  const fs::path plain = nullCapture("plain.reel", 0);
+  auto reference = nullReplay(plain);
+  ASSERT_TRUE(reference);
+  for (size_t i = 0; i < kFrames; ++i) {
+    ASSERT_TRUE(reference->session->replayFrame(i).ok());
+    auto jumped = nullReplay(keyed);  // a fresh session: frame i from the nearest key frame
+    ASSERT_TRUE(jumped);
+    auto got = jumped->session->replayFrame(i);
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_EQ(lastFrameCommands(jumped->device), lastFrameCommands(reference->device)) << "frame " << i;
+    EXPECT_TRUE(jumped->session->feeder().liveResources() == reference->session->feeder().liveResources())
+        << "frame " << i;
+    EXPECT_TRUE(jumped->session->feeder().sortMismatches().empty());
+  }
+}
+
+TEST(KeyFrames, ASeekReplaysOnlyFromTheNearestKeyFrame) {
+  const fs::path keyed = nullCapture("seek_keyed.reel", kKeyEvery);
+  const fs::path plain = nullCapture("seek_plain.reel", 0);
+  auto k = nullReplay(keyed);
+  auto p = nullReplay(plain);
+  ASSERT_TRUE(k && p);
+  auto fromKey = k->session->seek(10);
+  ASSERT_TRUE(fromKey.ok()) << fromKey.error().message;
+  EXPECT_EQ(fromKey->path, SeekPath::KeyFrame);
+  EXPECT_EQ(fromKey->framesReplayed, 3u);  // frames 8 and 9 whole, then 10
+  auto fromStart = p->session->seek(10);
+  ASSERT_TRUE(fromStart.ok()) << fromStart.error().message;
+  EXPECT_EQ(fromStart->path, SeekPath::FromStart);
+  EXPECT_EQ(fromStart->framesReplayed, 11u);
+  EXPECT_EQ(lastFrameCommands(k->device), lastFrameCommands(p->device));
+  // Back before the checkpoint, to frame 5: from key frame 4, not the capture start.
+  auto back = k->session->seek(5);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->path, SeekPath::KeyFrame);
+  EXPECT_EQ(back->framesReplayed, 2u);
+}
+
+TEST(KeyFrames, ADamagedChunkCostsOnlyTheFramesUpToTheNextKeyFrame) {
+  const fs::path keyed = nullCapture("damaged_source.reel", kKeyEvery);
+  const fs::path plain = nullCapture("damaged_plain.reel", 0);
+  const fs::path damaged = dir() / "damaged.reel";
+  {
+    auto reader = trace::TraceReader::open(keyed.string());
+    ASSERT_TRUE(reader.ok());
+    // The chunk of frame 5: key frame 4, frames 4 and 5 (two frames a chunk).
+    uint32_t c5 = UINT32_MAX;
+    for (const trace::MessageInfo& m : reader->messages()) {
+      if (m.kind == uint8_t(trace::MessageKind::Frame) && m.frame == 5) c5 = m.chunk;
+    }
+    ASSERT_NE(c5, UINT32_MAX);
+    const trace::ChunkInfo info = reader->chunks()[c5];
+    std::ifstream in(keyed, std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes[info.offset + info.compressedSize / 2] ^= 0x5a;
+    std::ofstream(damaged, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  }
+  auto d = nullReplay(damaged);
+  auto p = nullReplay(plain);
+  ASSERT_TRUE(d && p);
+  for (size_t i = 0; i < kFrames; ++i) {
+    ASSERT_TRUE(p->session->replayFrame(i).ok());
+    auto got = d->session->replayFrame(i);
+    const bool lost = i >= 4 && i < 8;
+    EXPECT_EQ(got.ok(), !lost) << "frame " << i << (got.ok() ? "" : ": " + got.error().message);
+    if (got.ok()) {
+      EXPECT_EQ(lastFrameCommands(d->device), lastFrameCommands(p->device)) << "frame " << i;
+    }
+  }
+}
+
+// On lavapipe: captured on the Vulkan device, every frame replayed from its nearest key frame gives the
+// image a replay from the capture start gives.
+TEST(KeyFrames, ImagesFromTheNearestKeyFrameMatchThoseFromTheStart) {
+  const fs::path path = dir() / "vulkan.reel";
+  {
+    auto device = VulkanDevice::create({.validate = true});
+    if (!device.ok()) GTEST_SKIP() << device.error().message;
+    captureScene(*device.value(), path, kKeyEvery);
+  }
+  auto reference = replay::ReplaySession::open(path.string(), {.validate = true});
+  ASSERT_TRUE(reference.ok()) << reference.error().message;
+  for (size_t i = 0; i < kFrames; ++i) {
+    auto want = (*reference)->replayFrame(i, UINT64_MAX, replay::TargetChoice{});
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    if (i < kKeyEvery) continue;
+    auto fresh = replay::ReplaySession::open(path.string(), {.validate = true});
+    ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+    auto got = (*fresh)->replayFrame(i, UINT64_MAX, replay::TargetChoice{});
+    ASSERT_TRUE(got.ok()) << got.error().message;
+    EXPECT_TRUE(image::compare(*got->image, *want->image).matches) << "frame " << i;
+    EXPECT_EQ((*fresh)->takeDeviceErrors(), std::vector<std::string>{});
+  }
+  EXPECT_EQ((*reference)->takeDeviceErrors(), std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace reel
