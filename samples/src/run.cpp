@@ -12,10 +12,10 @@
 #include "capture_hotkey.h"
 #include "reel/capture/capture.h"
 #include "reel/capture/environment.h"
+#include "reel/runtime/worker_pool.h"
 #include "reel/window/window.h"
 #include "scene.h"
 #include "scene_util.h"
-#include "worker_pool.h"
 
 namespace reel::samples {
 namespace {

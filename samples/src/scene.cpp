@@ -1,6 +1,6 @@
 #include "scene.h"
 
-#include "worker_pool.h"
+#include "reel/runtime/worker_pool.h"
 
 namespace reel::samples {
 
@@ -9,7 +9,8 @@ std::unique_ptr<Scene> makePasses();  // scenes/passes.cpp: a material in two pa
 void FrameRecorder::parallel(uint32_t count,
                              const std::function<void(CommandBucket<DrawKey>&, uint32_t, uint32_t)>& fn) {
   const uint32_t n = workerCount();
-  pool_.run([&](uint32_t worker) {
+  // The app's thread records the first share itself, the pool's workers the others.
+  pool_.run(n, [&](uint32_t worker) {
     const uint32_t begin = static_cast<uint32_t>(uint64_t{count} * worker / n);
     const uint32_t end = static_cast<uint32_t>(uint64_t{count} * (worker + 1) / n);
     if (begin < end) fn(*workers_[worker], begin, end);

@@ -22,10 +22,13 @@
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/resource_context.h"
 
+namespace reel {
+class WorkerPool;
+}
+
 namespace reel::samples {
 
 class Assets;
-class WorkerPool;
 
 inline constexpr Format kColorFormat = Format::RGBA8Unorm;
 inline constexpr Format kDepthFormat = Format::D32Float;
