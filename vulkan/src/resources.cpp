@@ -329,15 +329,9 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
     texture->reads = {kShaderStages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   }
-  VkMemoryRequirements requirements;
-  fns_->t.vkGetImageMemoryRequirements(fns_->device, image, &requirements);
-  auto memory = allocator_->allocate(requirements, MemoryDomain::Device);
+  auto memory = allocator_->allocateFor(image, MemoryDomain::Device);  // sub-allocated or dedicated, bound
   if (!memory) return reportError(what + ": " + memory.error().message);
   texture->memory = std::move(*memory);
-  if (VkResult r = fns_->t.vkBindImageMemory(fns_->device, image, texture->memory.memory.get(), 0);
-      r != VK_SUCCESS) {
-    return reportError(what + ": " + vk::vkError("vkBindImageMemory", r).message);
-  }
 
   auto makeView = [&](uint32_t levels, VkImageAspectFlags aspect) -> Result<vk::OwnedImageView> {
     auto view = vk::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);

@@ -46,8 +46,8 @@ struct Texture final : Retired {
   uint32_t mipLevels = 1;
   VkFormat format = VK_FORMAT_UNDEFINED;
   VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+  Allocation memory;  // before the image: destroyed after it, so a range goes back only once unbound
   OwnedImage image;
-  Allocation memory;
   OwnedImageView view;            // every mip, for sampling (sampled or storage textures only)
   OwnedImageView attachmentView;  // mip 0, for rendering (color or depth targets only)
   SyncState sync;

@@ -58,7 +58,7 @@ Result<void> VulkanDeviceImpl::init() {
   context_ = std::move(*context);
   fns_ = &context_->fns();
   limits_ = context_->properties().limits;
-  allocator_ = std::make_unique<vk::MemoryAllocator>(*fns_, context_->memory(), limits_.nonCoherentAtomSize);
+  allocator_ = std::make_unique<vk::MemoryAllocator>(*fns_, context_->memory(), limits_);
   pipelines_ = std::make_unique<vk::PipelineLibrary>(*fns_);
   if (auto r = pipelines_->init(options_.pipelineCachePath); !r) return r.error();
 
@@ -323,8 +323,13 @@ void VulkanDeviceImpl::waitIdle() {
 }
 
 VulkanDeviceStats VulkanDeviceImpl::stats() const {
-  std::lock_guard lock(sharedMutex_);
-  return statsSnapshot_;
+  VulkanDeviceStats s;
+  {
+    std::lock_guard lock(sharedMutex_);
+    s = statsSnapshot_;
+  }
+  s.memory = allocator_->stats();  // any thread: the allocator locks its own
+  return s;
 }
 
 void VulkanDeviceImpl::setPresentSource(TextureHandle texture) {

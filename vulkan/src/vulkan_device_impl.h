@@ -4,7 +4,8 @@
 //
 // Design, one file per idea under vulkan/src/:
 //   context.cpp       instance, device selection (--device / REEL_DEVICE / discrete / any), validation
-//   memory_allocator.cpp memory domains (device / host upload / host readback), persistent mapping
+//   memory_allocator.cpp memory domains (device / host upload / host readback), resources sharing blocks
+//                     (sub-allocation, dedicated where the driver prefers), persistent mapping
 //   staging.cpp       per-frame linear upload and readback arenas
 //   resources.cpp     buffers, textures (views, zero fill, uploads, mip chains), samplers, shaders, targets
 //   pipelines.cpp     the fixed push-descriptor binding model, pipelines from descriptors, pipeline cache

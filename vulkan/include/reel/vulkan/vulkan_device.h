@@ -71,7 +71,20 @@ struct VulkanDeviceOptions {
   bool vsync = true;
 };
 
-// Counters since creation; a snapshot taken at each endFrame.
+// Device memory as it is at the moment stats() is called: resources share VkDeviceMemory blocks, so
+// `allocations` stays far below the resource count (and below maxMemoryAllocationCount).
+struct VulkanMemoryStats {
+  uint64_t allocations = 0;      // live VkDeviceMemory objects: blocks + dedicated
+  uint64_t peakAllocations = 0;  // the most live at once
+  uint64_t blocks = 0;           // shared blocks, many resources each
+  uint64_t dedicated = 0;        // one resource each (the driver prefers it, or the resource is large)
+  uint64_t resources = 0;        // buffers and images (staging included) holding memory
+  uint64_t bytesAllocated = 0;   // sum of the VkDeviceMemory sizes
+  uint64_t bytesInUse = 0;       // sum of what the resources asked for
+  uint64_t wasteBytes = 0;       // bytesAllocated - bytesInUse: free space and alignment padding in blocks
+};
+
+// Counters since creation; a snapshot taken at each endFrame (memory: at the stats() call).
 struct VulkanDeviceStats {
   uint64_t frames = 0;
   uint64_t submits = 0;
@@ -94,6 +107,7 @@ struct VulkanDeviceStats {
   uint64_t pipelineCacheBytesLoaded = 0;
   uint64_t presents = 0;
   uint64_t swapchainRecreations = 0;
+  VulkanMemoryStats memory;
 };
 
 // The GPU time of one frame, when collectTimings is on and the queue writes timestamps (gpuTimestamps()):
