@@ -15,7 +15,7 @@
 
 #include "cli_test_util.h"
 #include "json_check.h"
-#include "trace_edits.h"
+#include "rewrite.h"
 
 extern char** environ;
 
@@ -38,7 +38,7 @@ size_t count(const std::string& text, const std::string& needle) {
 TEST(CliSortChange, ReplayExitsOneAndVerifyNamesEveryFrame) {
   const fs::path dir = testFolder();
   const std::string changed = (dir / "changed_sort.reel").string();
-  auto ok = copyTraceWith(kCubes, changed, {.changeOrderHashes = true});
+  auto ok = reel::testing::rewriteTrace(kCubes, changed, {.changeOrderHashes = true});
   ASSERT_TRUE(ok) << ok.error().message;
 
   RunResult r = runReel("replay " + changed);
@@ -66,7 +66,7 @@ TEST(CliSortChange, ReplayExitsOneAndVerifyNamesEveryFrame) {
 TEST(CliVerify, ANewerMinorVersionIsAWarningNotAProblem) {
   const fs::path dir = testFolder();
   const std::string newer = (dir / "newer_minor.reel").string();
-  auto ok = copyTraceWith(kCubes, newer, {.newerMinorVersion = true});
+  auto ok = reel::testing::rewriteTrace(kCubes, newer, {.newerMinorVersion = true});
   ASSERT_TRUE(ok) << ok.error().message;
 
   RunResult r = runReel("verify " + newer);
@@ -132,6 +132,36 @@ TEST(CliReplay, PerFrameWallIsTheFramesOwnTime) {
   }
   EXPECT_GE(n, 7) << "every phase of frame_timing.h: " << block;
   EXPECT_NEAR(wall, sum, 1e-3 + sum * 1e-4) << r.out;
+}
+
+// Wide translation in --json: per frame each job's wall time, packets and share of the frame's packets,
+// and the render thread's wait for the slowest job. REEL_RENDER_JOB_KEYS lets cubes' small frame go wide.
+TEST(CliReplay, JsonReportsEachJobsShareAndTheWait) {
+  const RunResult r =
+      runReelWith("env REEL_RENDER_JOB_KEYS=8", "replay " + std::string(REEL_TRACES_DIR) +
+                                                    "/cubes.reel --frames 2 --render-workers 3 --json");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_JSON(r.out);
+  const size_t last = r.out.rfind("{\"frame\":2,");
+  ASSERT_NE(last, std::string::npos) << r.out;
+  const std::string frame = r.out.substr(last, r.out.find("\"wait_ms\"", last) - last);
+  const std::regex jobRe("\\{\"wall_ms\":(" + kNumber + "),\"packets\":([0-9]+),\"share\":(" + kNumber +
+                         ")\\}");
+  double shares = 0;
+  uint64_t packets = 0;
+  int jobs = 0;
+  for (auto it = std::sregex_iterator(frame.begin(), frame.end(), jobRe); it != std::sregex_iterator();
+       ++it) {
+    packets += std::stoull((*it)[2]);
+    shares += std::stod((*it)[3]);
+    ++jobs;
+  }
+  EXPECT_EQ(jobs, 3) << frame;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(frame, m, std::regex("\"packets\":([0-9]+)"))) << frame;
+  EXPECT_EQ(packets, std::stoull(m[1])) << "the jobs' packets are the frame's";
+  EXPECT_NEAR(shares, 1.0, 1e-3);
+  EXPECT_NE(r.out.find("\"wait_ms\":", last), std::string::npos);
 }
 
 // The peak RSS of `reel ARGS` (its own, from wait4).

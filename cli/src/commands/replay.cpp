@@ -110,6 +110,9 @@ class ReplayCommand final : public Subcommand {
     app.add_option("--render-workers", renderWorkers_,
                    "threads that translate a large frame (default: REEL_RENDER_WORKERS, else every core)")
         ->check(CLI::Range(1, 64));
+    app.add_option("--lookahead", lookahead_,
+                   "frames read and decoded ahead on a worker thread (default 2; 0: read in line)")
+        ->check(CLI::Range(0, 64));
     app.add_option("--device", device_,
                    "Substring of the device name (default: REEL_DEVICE, else automatic)");
     app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
@@ -160,6 +163,7 @@ class ReplayCommand final : public Subcommand {
     if (renderWorkers_ > 0) setenv("REEL_RENDER_WORKERS", std::to_string(renderWorkers_).c_str(), 1);
     replay::SessionOptions options{
         .device = device_, .validate = validate_, .framesInFlight = framesInFlight_, .collectTimings = json_};
+    options.lookahead = lookahead_;
     if (window) {
       options.configureDevice = [&window](VulkanDeviceOptions& o) { window->attach(o); };
       options.present = *target;
@@ -226,6 +230,13 @@ class ReplayCommand final : public Subcommand {
     const std::vector<std::string> errors = s.takeDeviceErrors();
     for (const std::string& e : errors) std::fprintf(stderr, "device: %s\n", e.c_str());
     const auto mismatches = s.feeder().sortMismatches();
+    // Frames the capture left out (its writer was behind): their requests ran, their commands are not in
+    // the trace, so their images are not the app's.
+    const std::vector<uint64_t> dropped = s.feeder().droppedFrames();
+    if (!dropped.empty()) {
+      std::fprintf(stderr, "%zu frame%s dropped by the capture (first: frame %" PRIu64 "): not replayed\n",
+                   dropped.size(), dropped.size() == 1 ? " was" : "s were", dropped.front());
+    }
     for (const auto& m : mismatches) {
       std::fprintf(stderr,
                    "frame %" PRIu64 ": the sorted order differs from the recorded one (sort changed)\n",
@@ -256,7 +267,17 @@ class ReplayCommand final : public Subcommand {
           phases.raw(framePhaseName(static_cast<FramePhase>(p)), phase.str());
         }
         o.raw("phases", phases.str());
+        // Wide translation: each job's wall time and its share of the frame's packets, and the render
+        // thread's wait for the slowest job (1 job: the render thread translated alone).
+        std::string jobs;
+        for (uint32_t j = 0; j < t.cpu.jobs && j < kMaxRenderWorkers; ++j) {
+          JsonObject job;
+          job.add("wall_ms", ms(t.cpu.jobWall[j])).add("packets", t.cpu.jobPackets[j]);
+          job.add("share", t.cpu.packets ? double(t.cpu.jobPackets[j]) / double(t.cpu.packets) : 0.0);
+          jobs += (jobs.empty() ? "" : ",") + job.str();
+        }
         o.add("cpu_ms", ms(t.cpu.totalCpu())).raw("gpu_ms", gpuJson(t));
+        o.raw("jobs", "[" + jobs + "]").add("wait_ms", ms(t.cpu.wallOf(FramePhase::Wait)));
         perFrame += (perFrame.empty() ? "" : ",") + o.str();
         renderThreadCpu += t.cpu.totalCpu();
       }
@@ -284,21 +305,24 @@ class ReplayCommand final : public Subcommand {
         }
         frameJson += (frameJson.empty() ? "" : ",") + o.str();
       }
-      // Reading the trace (opening it, then TraceReader + FrameFeeder on this thread; thread CPU time)
-      // against all of reel's replay CPU: this thread's (opening the trace, reading the first resources,
-      // then the frame loop) plus the render thread's frames. Creating the device is setup, not replay.
+      // Reading the trace (opening it, then TraceReader + FrameFeeder on this thread and the read-ahead
+      // thread's TraceReader; thread CPU time) against all of reel's replay CPU: this thread's (opening
+      // the trace, reading the first resources, then the frame loop), the read-ahead thread's and the
+      // render thread's frames. Creating the device is setup, not replay.
       // The driver's own threads (all of the rendering on lavapipe) are only in process_ms.
       const replay::DecodeTimes& decode = s.decodeTimes();
       const Nanoseconds decodeCpu = openCpu + decode.cpu;
       const Nanoseconds replayThreadCpu = openCpu + decodeBeforeLoop + threadCpu;
-      const Nanoseconds replayCpu = replayThreadCpu + renderThreadCpu;
+      const Nanoseconds replayCpu = replayThreadCpu + renderThreadCpu + decode.aheadCpu;
       const Nanoseconds decodeInLoop = decode.cpu - decodeBeforeLoop;
       JsonObject cpu;
       cpu.add("decode_ms", ms(decodeCpu)).add("decode_wall_ms", ms(decode.wall)).add("open_ms", ms(openCpu));
       cpu.add("read_ms", ms(decode.readCpu)).add("feed_ms", ms(decode.feedCpu));
-      const Nanoseconds decompressCpu = reader.decompressStats().cpu;
+      // zstd on this thread's reader and on the read-ahead thread's.
+      const Nanoseconds decompressCpu = reader.decompressStats().cpu + decode.aheadDecompressCpu;
       cpu.add("decompress_ms", ms(decompressCpu));
       cpu.add("replay_thread_ms", ms(replayThreadCpu)).add("render_thread_ms", ms(renderThreadCpu));
+      cpu.add("read_ahead_thread_ms", ms(decode.aheadCpu));
       cpu.add("process_ms", ms(processCpu)).add("decode_in_loop_ms", ms(decodeInLoop));
       cpu.add("decode_share_of_process", processCpu.count() > 0 ? ms(decodeInLoop) / ms(processCpu) : 0.0);
 
@@ -318,6 +342,22 @@ class ReplayCommand final : public Subcommand {
       summary.add("decode_share", replayCpu.count() > 0 ? ms(decodeCpu) / ms(replayCpu) : 0.0);
       summary.add("read_share", replayCpu.count() > 0 ? ms(openCpu + decode.readCpu) / ms(replayCpu) : 0.0);
       summary.add("decompress_share", replayCpu.count() > 0 ? ms(decompressCpu) / ms(replayCpu) : 0.0);
+      // critical_path_decode_share: the render thread's time spent waiting for the next frame (frames are
+      // read, decompressed and decoded ahead on a worker thread; fed on this one), over its time from its
+      // first frame's start to its last frame's end. decode_share above stays the CPU total.
+      summary.add("critical_path_decode_share",
+                  decode.renderSpan.count() > 0 ? ms(decode.renderIdle) / ms(decode.renderSpan) : 0.0);
+      summary.add("render_wait_ms", ms(decode.renderIdle)).add("fetch_wait_ms", ms(decode.fetchWait));
+      summary.add("dropped_frames", uint64_t{dropped.size()});
+      if (vulkan) {  // device memory at the end of the replay (sub-allocation: blocks shared by resources)
+        const VulkanMemoryStats m = vulkan->stats().memory;
+        JsonObject memory;
+        memory.add("allocations", m.allocations).add("peak_allocations", m.peakAllocations);
+        memory.add("blocks", m.blocks).add("dedicated", m.dedicated).add("resources", m.resources);
+        memory.add("bytes_allocated", m.bytesAllocated).add("bytes_in_use", m.bytesInUse);
+        memory.add("waste_bytes", m.wasteBytes);
+        summary.raw("device_memory", memory.str());
+      }
       summary.raw("cpu_time", cpu.str());
       summary.raw("frames_replayed", "[" + frameJson + "]");
       summary.raw("render_thread", "[" + perFrame + "]");
@@ -347,7 +387,7 @@ class ReplayCommand final : public Subcommand {
 
   std::string path_, frames_, out_, target_ = "last", device_;
   std::optional<uint64_t> stopAt_;
-  uint32_t loop_ = 1, framesInFlight_ = 2, renderWorkers_ = 0;
+  uint32_t loop_ = 1, framesInFlight_ = 2, renderWorkers_ = 0, lookahead_ = 2;
   bool validate_ = false, json_ = false, window_ = false, exerciseWindow_ = false;
 };
 
