@@ -23,15 +23,16 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <thread>
 
 #include "assets.h"
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/renderer.h"
+#include "reel/runtime/worker_pool.h"
 #include "scene.h"
 #include "scene_util.h"
 #include "scenes/stress.h"
 #include "vulkan_device_impl.h"
-#include "worker_pool.h"
 
 namespace reel {
 namespace {
@@ -56,13 +57,14 @@ class Bench {
       return;
     }
     device_ = std::move(*device);
-    renderer_ = std::make_unique<Renderer>(*device_, RendererConfig{.framesInFlight = 2});
+    // One worker: translation per packet is compared with the direct loop on one thread each.
+    renderer_ = std::make_unique<Renderer>(*device_, RendererConfig{.framesInFlight = 2, .workers = 1});
     timing_ = renderer_->addObserver(lastTiming_);
     main_ = &renderer_->createBucket<DrawKey>("main");
     for (uint32_t i = 0; i < 2; ++i) {
       workers_.push_back(&renderer_->createBucket<DrawKey>("worker" + std::to_string(i)));
     }
-    pool_ = std::make_unique<samples::WorkerPool>(2);
+    pool_ = std::make_unique<WorkerPool>(2);
     ResourceContext& r = renderer_->resources();
     assets_.create(r);
     color_ = r.createTexture({.width = kWidth,
@@ -141,7 +143,7 @@ class Bench {
   ObserverRegistration timing_;  // after renderer_: ends before it
   CommandBucket<DrawKey>* main_ = nullptr;
   std::vector<CommandBucket<DrawKey>*> workers_;
-  std::unique_ptr<samples::WorkerPool> pool_;
+  std::unique_ptr<WorkerPool> pool_;
   Assets assets_;
   TextureHandle color_, depth_;
   RenderTargetHandle target_;
@@ -326,7 +328,7 @@ void BM_StressRenderThread(benchmark::State& state) {
   if (!bench.error.empty()) return state.SkipWithError(bench.error.c_str());
   auto& scene = static_cast<samples::StressScene&>(bench.scene());
   DirectLoop direct(bench, scene);
-  samples::WorkerPool directThread(1);
+
   Totals totals;
   double directNs = 0;
   for (auto _ : state) {
@@ -334,7 +336,7 @@ void BM_StressRenderThread(benchmark::State& state) {
     bench.frame();
     totals.add(bench.last());
     direct.prepare(scene, time);
-    directThread.run([&](uint32_t) { directNs += ns(direct.record()); });
+    std::thread([&] { directNs += ns(direct.record()); }).join();
     state.SetIterationTime(ns(bench.last().cpuOf(FramePhase::Translate)) / 1e9);
   }
   totals.report(state, draws);

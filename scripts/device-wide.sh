@@ -6,7 +6,10 @@
 # at 8 keys so that every trace goes wide. Run from the repository root:
 #   bash scripts/device-wide.sh BIN OUT
 # BIN holds reel and reel-sample, and optionally layer/ (the Khronos validation layer and its manifest)
-# for a machine that has none. scripts/wide-summary.py turns OUT into the table of docs/measurements.
+# for a machine that has none, reel_runtime_bench (the sorts: serial and parallel radix sort against
+# std::stable_sort and memcpy, medians of 3) and reel_vulkan_bench (translation per packet at one worker
+# against the direct-Vulkan loop, medians of 3). scripts/wide-summary.py turns OUT into the table of
+# docs/measurements.
 set -uo pipefail
 bin=$(cd "$1" && pwd)
 out=$2
@@ -39,6 +42,18 @@ for w in 1 2 4 8 16; do
   "$bin/reel" replay "$out/stress.reel" --loop 3 --json --render-workers $w > "$out/replay_workers$w.json" 2>/dev/null
   echo "workers $w: exit $?" | tee -a "$out/summary.txt"
 done
+if [ -x "$bin/reel_runtime_bench" ]; then
+  log "sorts: BM_RadixSort, BM_RadixSortParallel (medians of 3)"
+  "$bin/reel_runtime_bench" --benchmark_filter='BM_RadixSort' --benchmark_repetitions=3 \
+    --benchmark_min_time=0.2 --benchmark_format=json > "$out/sort_bench.json" 2> "$out/sort_bench.err"
+  echo "exit $?" | tee -a "$out/summary.txt"
+fi
+if [ -x "$bin/reel_vulkan_bench" ]; then
+  log "translation at one worker vs the direct-Vulkan loop: BM_StressRenderThread/100000 (medians of 3)"
+  REEL_DEVICE=NVIDIA "$bin/reel_vulkan_bench" --benchmark_filter='BM_StressRenderThread/100000' \
+    --benchmark_repetitions=3 --benchmark_format=json > "$out/vulkan_bench.json" 2> "$out/vulkan_bench.err"
+  echo "exit $?" | tee -a "$out/summary.txt"
+fi
 rm -f "$out"/*.reel
 rm -rf "$out"/golden-output-*
 log "done"

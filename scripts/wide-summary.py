@@ -7,8 +7,8 @@ import json, statistics, sys
 from pathlib import Path
 
 out = Path(sys.argv[1])
-print("| workers | render thread ms/frame (replay) | sweep | translate (own job) | wait | vs 1 worker | app ms/frame (reel-sample) |")
-print("|---|---|---|---|---|---|---|")
+print("| workers | render thread ms/frame (replay) | merge+sort | sweep | translate (own job) | wait | slowest job / mean | vs 1 worker | app ms/frame (reel-sample) |")
+print("|---|---|---|---|---|---|---|---|---|")
 base = None
 for w in [1, 2, 4, 8, 16]:
     replay = json.loads((out / f"replay_workers{w}.json").read_text())
@@ -17,10 +17,44 @@ for w in [1, 2, 4, 8, 16]:
     phase = lambda name: statistics.median(f["phases"][name]["wall_ms"] for f in frames)
     base = base or total
     sample = json.loads((out / f"sample_workers{w}.json").read_text())
-    print(f"| {w} | {total:.1f} | {phase('sweep'):.1f} | {phase('translate'):.1f} | {phase('wait'):.1f} | "
-          f"{base / total:.2f}x | {sample['ms_per_frame']:.1f} |")
+    sort = statistics.median(f["phases"]["merge"]["wall_ms"] + f["phases"]["sort"]["wall_ms"] for f in frames)
+    # Per-job wall times (reel replay --json "jobs", where the replay reports them).
+    spread = [max(j["wall_ms"] for j in f["jobs"]) / statistics.mean(j["wall_ms"] for j in f["jobs"])
+              for f in frames if f.get("jobs")]
+    imbalance = f"{statistics.median(spread):.2f}" if spread else "-"
+    print(f"| {w} | {total:.1f} | {sort:.1f} | {phase('sweep'):.1f} | {phase('translate'):.1f} | {phase('wait'):.1f} | "
+          f"{imbalance} | {base / total:.2f}x | {sample['ms_per_frame']:.1f} |")
 print()
 for w in [1, 2, 4, 8]:
     lines = (out / f"golden_workers{w}.txt").read_text().splitlines()
     results = [l.split()[0] + " " + l.split()[2] for l in lines if l and l.split()[0] != "trace" and len(l.split()) > 3]
     print(f"- golden suite at {w} workers (REEL_VALIDATE=1, jobs of 8 keys): " + ", ".join(results))
+
+# Google Benchmark JSON (medians of the repetitions).
+def medians(path):
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    return {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
+
+sorts = medians(out / "sort_bench.json")
+if sorts:
+    print()
+    print("| sort (medians of 3) | keys | threads | ms | serial radix ms | std::stable_sort ms | memcpy ms | x stable_sort | x memcpy time | x serial radix |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, b in sorts.items():
+        parts = name.split("/")
+        if parts[0] == "BM_RadixSort":
+            print(f"| serial radix | {parts[1]} | 1 | {b['radix_ms']:.2f} | {b['radix_ms']:.2f} | {b['stable_sort_ms']:.2f} | "
+                  f"{b['memcpy_ms']:.3f} | {b['x_faster_than_stable_sort']:.2f} | {b['x_memcpy_time']:.1f} | 1.00 |")
+        else:
+            print(f"| RadixSorter | {parts[1]} | {parts[2]} | {b['sorter_ms']:.2f} | {b['serial_radix_ms']:.2f} | "
+                  f"{b['stable_sort_ms']:.2f} | {b['memcpy_ms']:.3f} | {b['x_faster_than_stable_sort']:.2f} | "
+                  f"{b['x_memcpy_time']:.1f} | {b['x_faster_than_serial_radix']:.2f} |")
+
+vk = medians(out / "vulkan_bench.json")
+for name, b in vk.items():
+    print()
+    print(f"- {name} (one worker, medians of 3): translation {b['translate_ns_per_packet']:.1f} ns/packet, "
+          f"{b['translate_us'] / 1e3:.2f} ms/frame against the direct-Vulkan loop's {b['direct_us'] / 1e3:.2f} ms: "
+          f"{b['translate_over_direct']:.2f}x (target <= 1.5x); API draws {b['vk_draws_per_frame']:.0f}/frame")
