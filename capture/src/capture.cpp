@@ -439,6 +439,7 @@ Result<void> Capture::State::writeKeyFrames(trace::MessageEncoder& builder, uint
     }
     // Right before the frame's own message, so that the reader finds them together (TraceReader::keyFrames).
     if (key->frame != frame) continue;
+    if (auto r = file->closeChunk(); !r) return r;
     size_t next = 0;
     do {
       const auto message = builder.keyFrame(*key, next);
@@ -452,7 +453,7 @@ Result<void> Capture::State::appendFrame(trace::MessageEncoder& builder, const t
   trace::FrameSource s = source;
   // A frame may encode what did not change since the frame before it only within one chunk: chunks
   // decode on their own.
-  s.predict = options.compression.predictFrames && file->chunkOpen();
+  s.predict = options.compression.predictFrames && file->chunkFrames() > 0;
   auto message = builder.frame(s, counts);
   if (message && s.predict && !file->continuesChunk(message.value().size())) {
     // This message would open a new chunk (the 2 GiB limit of one chunk): encode it whole instead.

@@ -319,6 +319,14 @@ bool TraceFileWriter::continuesChunk(uint64_t messageBytes) const {
   return s.chunkOpen && s.raw.size() + messageBytes + schema::kMessageAlignment <= kMaxChunkRawBytes;
 }
 
+uint32_t TraceFileWriter::chunkFrames() const {
+  return impl_->chunkOpen ? impl_->chunkFrames : 0;
+}
+
+Result<void> TraceFileWriter::closeChunk() {
+  return impl_->closeChunk();
+}
+
 Result<void> TraceFileWriter::frameDone() {
   Impl& s = *impl_;
   if (s.chunkOpen &&

@@ -310,6 +310,7 @@ size_t ReplaySession::startWithoutKeyFrames(size_t index, bool needClean) const 
 }
 
 bool ReplaySession::startAtNearestKeyFrame(size_t index, size_t position) {
+  if (!options_.keyFrames) return false;
   const std::vector<size_t> keys = reader_.keyFrames();
   for (auto it = std::upper_bound(keys.begin(), keys.end(), index); it != keys.begin();) {
     const size_t key = *--it;

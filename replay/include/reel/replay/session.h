@@ -74,6 +74,7 @@ struct SessionOptions {
                                 // the time spent reading the trace (decodeTimes())
   PacketEdit edit = {};         // changes packets on their way in (FrameFeeder)
   KeyEdit keyEdit = {};         // changes keys on their way in
+  bool keyFrames = true;        // start from the trace's key frames (false: as if it had none)
   // The windowed path (Vulkan device only): changes the device's options before it is created, e.g. a
   // reel::window::Window's attach(), which hands it the window's surface and size.
   std::function<void(VulkanDeviceOptions&)> configureDevice = {};

@@ -195,6 +195,12 @@ class TraceFileWriter {
   // that predicts from the frame before it (CompressionSettings::predictFrames) must share its chunk.
   bool chunkOpen() const;
   bool continuesChunk(uint64_t messageBytes) const;
+  // Frame messages in the open chunk (0: none open, or only other messages so far). A frame predicts
+  // only from a frame of its own chunk, so a chunk opened by a marker or a key frame has none to use.
+  uint32_t chunkFrames() const;
+  // Closes the open chunk now: a key frame starts a chunk of its own, so that reading it and the frames
+  // after it needs no chunk before it.
+  Result<void> closeChunk();
   // Called after each frame message: closes the chunk once it holds chunkBytes or maxFramesPerChunk.
   Result<void> frameDone();
   // Closes the open chunk when chunkMillis have passed since it opened. The caller decides when time
