@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "reel/schema/compression.h"
+#include "reel/schema/container.h"
 #include "reel/schema/messages.h"
 #include "reel/trace/reader.h"
 #include "reel/trace/writer.h"
@@ -92,6 +93,25 @@ std::vector<uint8_t> unknownMessage(uint8_t kind, uint64_t frame) {
   return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
 }
 
+// FlatBuffers leaves out a scalar equal to its default, and a 1.0 trace's format_minor is absent: there
+// may be no bytes to change in place. The header's vtable has a slot for it, though (format_major, the
+// field before it, is present), and a slot may point at any 2 bytes of the table: pointing it at the low
+// half of app_name's offset (a forward offset, so never 0 or 1 in a real header) gives a minor version
+// above this reader's, the major version unchanged.
+Result<void> makeMinorVersionNewer(fb::Header& header) {
+  auto* table = reinterpret_cast<uint8_t*>(&header);
+  const auto vtableOffset = flatbuffers::ReadScalar<flatbuffers::soffset_t>(table);
+  uint8_t* vtable = table - vtableOffset;
+  const auto vtableSize = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable);
+  if (vtableSize <= fb::Header::VT_APP_NAME) return fail("the header's vtable has no app_name slot");
+  const auto appName = flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable + fb::Header::VT_APP_NAME);
+  if (appName == 0) return fail("the header has no app_name");
+  flatbuffers::WriteScalar<flatbuffers::voffset_t>(vtable + fb::Header::VT_FORMAT_MINOR, appName);
+  if (header.format_minor() <= schema::kFormatMinor)
+    return fail("the borrowed minor version ", header.format_minor(), " is not newer than this reader's");
+  return {};
+}
+
 }  // namespace
 
 uint16_t rotatedIds(uint16_t id, uint16_t count) {
@@ -116,6 +136,9 @@ Result<void> rewriteTrace(const std::string& in, const std::string& out, const T
   if (auto ok = renumber.header(*headerBody); !ok) return ok;
   if (edit.formatMinor && !headerBody->mutate_format_minor(*edit.formatMinor))
     return fail(in, ": its header's format minor cannot be rewritten in place (format 1.0)");
+  if (edit.newerMinorVersion) {
+    if (auto ok = makeMinorVersionNewer(*headerBody); !ok) return fail(in, ": ", ok.error().message);
+  }
 
   auto writer = trace::TraceFileWriter::create(out, {});
   if (!writer) return writer.error();
@@ -134,9 +157,14 @@ Result<void> rewriteTrace(const std::string& in, const std::string& out, const T
     fb::Message* message = fb::GetMutableSizePrefixedMessage(at);
     Result<void> ok;
     switch (static_cast<trace::MessageKind>(m.kind)) {
-      case trace::MessageKind::Frame:
-        ok = renumber.frame(*static_cast<fb::Frame*>(message->mutable_body()));
+      case trace::MessageKind::Frame: {
+        auto* frame = static_cast<fb::Frame*>(message->mutable_body());
+        ok = renumber.frame(*frame);
+        if (ok && edit.changeOrderHashes &&
+            !frame->mutate_sorted_order_hash(frame->sorted_order_hash() ^ 0x5A5A5A5Aull))
+          ok = fail(in, ": frame ", m.frame, ": no sorted-order hash to change");
         break;
+      }
       case trace::MessageKind::Resources:
         ok = renumber.resources(*static_cast<fb::Resources*>(message->mutable_body()));
         if (ok && edit.unknownResourceCommand) {

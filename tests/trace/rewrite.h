@@ -8,8 +8,11 @@
 //  - a changed layout: one command's layout hash in the header differs, as after a field change.
 //  - unreadable resources: the live resources at the capture start name a create command id outside the
 //    command table, so that reading them fails while every frame still reads.
-//  - a newer minor version: the header's format minor changed, and after each frame a message of a kind
-//    this reader does not know, as a newer writer of the same major version may add.
+//  - a newer minor version: the header's format minor changed (or made newer than this reader's, whatever
+//    the trace's own), and after each frame a message of a kind this reader does not know, as a newer
+//    writer of the same major version may add.
+//  - changed order hashes: every frame's recorded sorted-order hash differs, as if the sort had changed
+//    since the capture.
 
 #include <cstdint>
 #include <functional>
@@ -28,6 +31,10 @@ struct TraceEdit {
   // The header's format minor version; empty: unchanged. (Rewritten in place: the trace's own minor must
   // not be 0, which FlatBuffers leaves out of the message.)
   std::optional<uint16_t> formatMinor = {};
+  // The header's format minor made newer than this reader's, the major unchanged; works on any trace.
+  bool newerMinorVersion = false;
+  // Every frame's recorded sorted-order hash changed.
+  bool changeOrderHashes = false;
   // A message kind (a Body type past trace.fbs's) to add after each frame; 0: none.
   uint8_t unknownKind = 0;
   // Every live resource whose create id is not 0 (FlatBuffers leaves 0 out) gets id 0xFFFF.
