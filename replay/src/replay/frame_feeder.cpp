@@ -112,8 +112,20 @@ Result<void> FrameFeeder::submitFrame(const trace::FrameRecord& frame, Requests 
     if (auto ok = submitBucket(frame.buckets[b], b, frame.number); !ok) return ok;
   }
   std::lock_guard lock(mutex_);
+  // A frame the capture dropped (its writer was behind) has its requests and no buckets: nothing to sort
+  // or compare, and the replay says which frames they were (droppedFrames).
+  if (frame.dropped) {
+    if (std::find(dropped_.begin(), dropped_.end(), frame.number) == dropped_.end())
+      dropped_.push_back(frame.number);
+    return {};
+  }
   expectedHashes_.push_back({renderer_.recordingFrame(), frame.number, frame.sortedOrderHash});
   return {};
+}
+
+std::vector<uint64_t> FrameFeeder::droppedFrames() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
 }
 
 std::optional<CommandType> FrameFeeder::commandType(uint16_t traceId) const {

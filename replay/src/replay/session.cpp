@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "bound_state.h"
+#include "frame_prefetcher.h"
 #include "reel/image/texels.h"
 #include "reel/replay/recorded_bucket.h"
 #include "reel/runtime/cpu_time.h"
@@ -154,6 +155,8 @@ ReplaySession::ReplaySession(trace::TraceReader& reader, Device& device, const S
     : reader_(reader), options_(options), device_(device) {}
 
 ReplaySession::~ReplaySession() {
+  prefetch_.reset();
+  idleWatch_.reset();
   feeder_.reset();
   renderer_.reset();  // before the device it renders with
 }
@@ -165,7 +168,30 @@ Result<void> ReplaySession::start() {
   auto feeder = FrameFeeder::create(*renderer_, reader_.header(), options_.edit, options_.keyEdit);
   if (!feeder) return fail(reader_.name(), ": ", feeder.error().message);
   feeder_ = std::move(feeder.value());
+  prefetch_ = FramePrefetcher::create(reader_, options_.lookahead);
+  if (options_.collectTimings) {
+    idleClock_ = std::make_unique<RenderIdleClock>();
+    idleWatch_ = renderer_->addObserver(*idleClock_);
+  }
   return submitStartResources();
+}
+
+const DecodeTimes& ReplaySession::decodeTimes() const {
+  timesWithAhead_ = decodeTimes_;
+  if (!options_.collectTimings) return timesWithAhead_;
+  if (prefetch_) {
+    const FramePrefetcher::Stats ahead = prefetch_->stats();
+    timesWithAhead_.readCpu += ahead.readCpu;
+    timesWithAhead_.cpu += ahead.readCpu;
+    timesWithAhead_.aheadCpu = ahead.readCpu;
+    timesWithAhead_.aheadDecompressCpu = ahead.decompressCpu;
+  }
+  if (idleClock_) {
+    const RenderIdleClock::Totals t = idleClock_->totals();
+    timesWithAhead_.renderIdle = t.idle;
+    timesWithAhead_.renderSpan = t.span;
+  }
+  return timesWithAhead_;
 }
 
 Result<void> ReplaySession::submitStartResources() {
@@ -683,7 +709,17 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
     DecodeTimes* times = options_.collectTimings ? &decodeTimes_ : nullptr;
     // One record for every frame: its buffers keep their size, so decoding a frame allocates nothing.
     trace::FrameRecord* frame = &frame_;
-    {
+    if (prefetch_) {
+      // Read ahead on the prefetcher's thread: here only the wait for it, if it is behind.
+      const auto began = std::chrono::steady_clock::now();
+      auto ok = prefetch_->take(i, frame_);
+      if (times) {
+        const auto waited = std::chrono::steady_clock::now() - began;
+        times->fetchWait += waited;
+        times->wall += waited;
+      }
+      if (!ok) return ok.error();
+    } else {
       DecodeClock clock(times, &DecodeTimes::readCpu);
       if (auto ok = reader_.readFrame(i, frame_); !ok) return ok.error();
     }

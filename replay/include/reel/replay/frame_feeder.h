@@ -124,6 +124,8 @@ class FrameFeeder final : public FrameObserver {
     uint64_t replayed;
   };
   std::vector<SortMismatch> sortMismatches() const;
+  // Trace frames fed that the capture had dropped (FrameRecord::dropped): their requests ran, no commands.
+  std::vector<uint64_t> droppedFrames() const;
 
   void onFrame(const FrameView& frame) override;
 
@@ -162,6 +164,7 @@ class FrameFeeder final : public FrameObserver {
   };
   std::deque<ExpectedHash> expectedHashes_;  // kick order
   std::vector<SortMismatch> mismatches_;
+  std::vector<uint64_t> dropped_;  // trace frame numbers, each once
   ObserverRegistration registration_;  // last: ends before the members onFrame uses
 };
 

@@ -57,7 +57,9 @@ class VulkanDevice;
 namespace reel::replay {
 
 class BoundState;
+class FramePrefetcher;
 class RecordedBucket;
+class RenderIdleClock;
 
 // Which image to read back or present at the end of a frame.
 struct TargetChoice {
@@ -82,6 +84,10 @@ struct SessionOptions {
   // readback); the frames replayed on the way to it, and a frame where the choice fails, show nothing.
   std::optional<TargetChoice> present = {};
   std::string applicationName = "reel replay";  // what the Vulkan device tells the driver
+  // Frames replayFrame reads ahead on a worker thread (reading, decompressing, decoding) while this
+  // thread feeds one and the render thread translates the one before: at most this many decoded frames
+  // wait. 0 reads each frame in line. Seeks read in line either way.
+  uint32_t lookahead = 2;
 };
 // "last" (default: the render target of the frame's last render pass that ran), "rt:N[.A]" or
 // "render_target#N" (render target slot N, color attachment A), "tex:N" or "texture#N".
@@ -147,6 +153,17 @@ struct DecodeTimes {
   std::chrono::nanoseconds feedCpu{0};  // FrameFeeder: resource requests, bucket refills
   uint64_t frames = 0;                  // frames read and fed
   uint64_t resources = 0;               // resource snapshots read and fed (at the start and every restart)
+  // With SessionOptions::lookahead, frames are read on a worker thread: its CPU time is in readCpu (and
+  // cpu) too, and its zstd time here (the session's own reader counts the rest). `wall` is then this
+  // thread's time feeding and waiting for frames read ahead, of which fetchWait the waiting.
+  std::chrono::nanoseconds aheadCpu{0};  // of readCpu: the read-ahead thread's
+  std::chrono::nanoseconds aheadDecompressCpu{0};
+  std::chrono::nanoseconds fetchWait{0};
+  // The render thread's time between the end of one frame and the start of the next (waiting for it to
+  // be kicked), and from its first frame's start to its last frame's end: idle / span is the share of
+  // the render thread's time that getting frames out of the trace cost it (the critical path).
+  std::chrono::nanoseconds renderIdle{0};
+  std::chrono::nanoseconds renderSpan{0};
 };
 
 class ReplaySession {
@@ -193,7 +210,7 @@ class ReplaySession {
   // Problems the device reported (validation messages included), collected so far.
   std::vector<std::string> takeDeviceErrors() { return device_.takeErrors(); }
   // With collectTimings; zero otherwise. Includes the resources read when the session was created.
-  const DecodeTimes& decodeTimes() const { return decodeTimes_; }
+  const DecodeTimes& decodeTimes() const;
 
  private:
   // A frame read once for seeking: its packets by sorted position, and for each the position whose edit
@@ -268,6 +285,11 @@ class ReplaySession {
   std::unique_ptr<BoundState> bound_;  // the open frame's bound state, up to bound_->position()
   std::optional<Checkpoint> checkpoint_;
   RecordedBucket* stepBucket_ = nullptr;  // continued steps' packets, keyed by their order
+  // Pipelined replay (SessionOptions::lookahead) and its clocks; after renderer_, which they observe.
+  std::unique_ptr<FramePrefetcher> prefetch_;
+  std::unique_ptr<RenderIdleClock> idleClock_;
+  ObserverRegistration idleWatch_;
+  mutable DecodeTimes timesWithAhead_;  // decodeTimes_ with the worker's share added when asked
 };
 
 }  // namespace reel::replay
