@@ -6,3 +6,9 @@ pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 add_executable(reel_capture_bench capture_bench.cpp)
 target_link_libraries(reel_capture_bench PRIVATE reel_core_internals reel::capture reel::trace reel::replay reel_trace_internals PkgConfig::ZSTD reel_warnings
                       benchmark::benchmark)
+
+# The writer at several compression threads, and the ratio of a trace captured again at other settings
+# (bench/writer_bench.cpp; scripts/capture-benchmarks.sh).
+add_executable(reel_writer_bench writer_bench.cpp)
+target_link_libraries(reel_writer_bench PRIVATE reel::capture reel::trace reel::replay reel_trace_internals
+                      reel_warnings)
