@@ -1,6 +1,7 @@
 #include "reel/runtime/renderer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -421,9 +422,11 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 
   // A frame stopped after N packets stays on one thread: it is a debugging view, and its end is easier to
   // find there.
-  const uint32_t jobs = pool_ && frame.stopAfterPackets == UINT64_MAX
-                            ? std::min(jobCountFor(view.sorted.size(), pool_->threads(), minJobKeys_), device_.jobCapacity())
-                            : 1;
+  const uint32_t jobs =
+      pool_ && frame.stopAfterPackets == UINT64_MAX
+          ? std::min(jobCountFor(view.sorted.size(), pool_->threads() * kJobsPerThread, minJobKeys_),
+                     device_.jobCapacity())
+          : 1;
   FrameTiming wide;
   uint64_t translated;
   if (jobs > 1) {
@@ -472,22 +475,29 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
   device_.beginJobs(jobs);
   clock.enter(FramePhase::Translate);
   std::array<uint64_t, kMaxRenderWorkers> packets{};
-  pool_->run(jobs, [&](uint32_t j) {
-    const auto start = std::chrono::steady_clock::now();
-    const TranslationJob& job = plan[j];
-    device_.enterJob(j);
-    for (const FramePacketRef& ref : job.prefix) {
-      JobPlanner::visit(view, ref, [&](CommandType type, const std::byte* payload, const PacketContext& context) {
-        dispatchPacket(device_, type, payload, context);
-      });
+  // Jobs outnumber threads (kJobsPerThread): each thread takes the next job in sort order until none is
+  // left, so a thread whose packets cost more (the same packet count can take 3x as long in another part
+  // of the frame: other pipelines, descriptor pushes) simply takes fewer jobs.
+  std::atomic<uint32_t> next{0};
+  pool_->run(std::min(jobs, pool_->threads()), [&](uint32_t thread) {
+    for (uint32_t j; (j = next.fetch_add(1, std::memory_order_relaxed)) < jobs;) {
+      const auto start = std::chrono::steady_clock::now();
+      const TranslationJob& job = plan[j];
+      device_.enterJob(j);
+      for (const FramePacketRef& ref : job.prefix) {
+        JobPlanner::visit(view, ref,
+                          [&](CommandType type, const std::byte* payload, const PacketContext& context) {
+                            dispatchPacket(device_, type, payload, context);
+                          });
+      }
+      device_.startJobRange();
+      packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX);
+      device_.leaveJob();
+      timing.jobWall[j] = std::chrono::steady_clock::now() - start;
+      timing.jobPackets[j] = packets[j];
     }
-    device_.startJobRange();
-    packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX);
-    device_.leaveJob();
-    timing.jobWall[j] = std::chrono::steady_clock::now() - start;
-    timing.jobPackets[j] = packets[j];
-    // Job 0 runs on the render thread (WorkerPool::run): from here it waits for the others.
-    if (j == 0) clock.enter(FramePhase::Wait);
+    // Thread 0 is the render thread (WorkerPool::run): from here it waits for the others.
+    if (thread == 0) clock.enter(FramePhase::Wait);
   });
   device_.endJobs();
   uint64_t total = 0;

@@ -76,7 +76,7 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
     segments_[s].firstKey = keys * s / segmentCount;
     segments_[s].endKey = keys * (s + 1) / segmentCount;
   }
-  const uint32_t threads = pool ? count : 1;
+  const uint32_t threads = pool ? std::min(count, pool->threads()) : 1;
   if (sweepers_.size() < threads) sweepers_.resize(threads);
   for (uint32_t t = 0; t < threads; ++t) {
     sweepers_[t].scopes.resize(scopeCount());

@@ -156,7 +156,9 @@ TEST(CliReplay, JsonReportsEachJobsShareAndTheWait) {
     shares += std::stod((*it)[3]);
     ++jobs;
   }
-  EXPECT_EQ(jobs, 3) << frame;
+  // Three threads, several jobs each (kJobsPerThread), as the frame's keys allow.
+  EXPECT_GT(jobs, 3) << frame;
+  EXPECT_LE(jobs, 3 * 4) << frame;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(frame, m, std::regex("\"packets\":([0-9]+)"))) << frame;
   EXPECT_EQ(packets, std::stoull(m[1])) << "the jobs' packets are the frame's";

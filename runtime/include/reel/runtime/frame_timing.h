@@ -17,8 +17,8 @@ enum class FramePhase : uint8_t {
   Sort,       // the radix sort, material binders' passes, the order hash
   Observers,  // onFrameStart and onFrame of every observer
   Sweep,      // wide frames: the sweep that fixes each job's start (segments on the workers, combined here)
-  Translate,  // the sorted packets through the device (wide frames: the render thread's own job)
-  Wait,       // wide frames: waiting for the slowest other job, then joining the jobs' work
+  Translate,  // the sorted packets through the device (wide frames: the jobs the render thread took)
+  Wait,       // wide frames: waiting for the other threads' last jobs, then joining the jobs' work
   Submit,     // destroy requests and Device::endFrame (closing and submitting the frame's work)
   Count
 };
@@ -35,8 +35,8 @@ struct FrameTiming {
   std::array<std::chrono::nanoseconds, kFramePhaseCount> wall{};
   std::array<std::chrono::nanoseconds, kFramePhaseCount> cpu{};
   // Wide frames: how many jobs translated the frame (1: the render thread alone) and the wall time of
-  // each job, job 0 being the render thread's own (inside Translate); the others ran on render workers
-  // while the render thread was in Translate and Wait.
+  // each job, in sort order. Jobs outnumber threads (kJobsPerThread): the render thread and the render
+  // workers each take the next job until none is left; the render thread's own are inside Translate.
   uint32_t jobs = 1;
   std::array<std::chrono::nanoseconds, kMaxRenderWorkers> jobWall{};
   std::array<uint64_t, kMaxRenderWorkers> jobPackets{};  // each job's own packets (its state replays aside)

@@ -47,6 +47,11 @@ struct TranslationJob {
 // more, so 128 keys never make a job of fewer than 128 packets.
 inline constexpr size_t kMinJobKeys = 128;
 
+// Jobs per render thread: threads take jobs in order as they finish, so that a part of the frame whose
+// packets cost more than others' (measured on the H100 host, `stress`: 3x per packet between parts of
+// equal packet counts) does not leave the other threads waiting for one slow job.
+inline constexpr uint32_t kJobsPerThread = 4;
+
 // How many jobs a frame of `keys` sorted keys gets with `threads` threads: one unless every job gets at
 // least `minKeys` keys.
 uint32_t jobCountFor(size_t keys, uint32_t threads, size_t minKeys = kMinJobKeys);
@@ -67,7 +72,8 @@ class JobPlanner {
   // Render thread. Cuts view.sorted into `count` ranges of about equal packet counts and finds each
   // range's starting state, sweeping on up to `count` threads of `pool` (null: on this thread alone; the
   // pool must be free). `computePipeline(slot)` says whether the pipeline of that handle slot binds to
-  // the compute bind point (a BindPipeline's scope); it is called from the sweeping threads. Returns the
+  // the compute bind point (a BindPipeline's scope); it is called from the sweeping threads (at most
+  // pool->threads(); the jobs may outnumber them). Returns the
   // jobs (valid until the next plan()).
   template <typename IsCompute>
   std::span<const TranslationJob> plan(const FrameView& view, uint32_t count, WorkerPool* pool,
