@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "fixture.h"
@@ -234,6 +236,39 @@ TEST_F(MemoryAllocatorTest, ImagesTakeTheDedicatedPathWithTheirHandle) {
   ASSERT_TRUE(forced.ok()) << forced.error().message;
   EXPECT_TRUE(forced->dedicated);
   EXPECT_EQ(allocator->stats().blocks, 0u);
+}
+
+// Render workers grow the upload arena while the render thread creates and destroys resources: the
+// allocator's blocks and counters stay consistent under threads that allocate and free at once.
+TEST_F(MemoryAllocatorTest, ThreadsAllocateAndFreeAtOnce) {
+  auto allocator = makeAllocator({.blockBytes = 1 << 20});
+  constexpr int kThreads = 4, kRounds = 20000;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::vector<vk::Allocation> held;
+      vk::MemoryAllocator::Request request;
+      for (int i = 0; i < kRounds; ++i) {
+        request.requirements = {VkDeviceSize(256 + 64 * ((i + t) % 16)), 256, ~0u};
+        request.domain = i % 2 ? MemoryDomain::HostUpload : MemoryDomain::Device;
+        request.tiling = i % 3 ? vk::Tiling::Linear : vk::Tiling::Optimal;
+        auto memory = allocator->allocate(request);
+        if (!memory.ok()) {
+          ++failures;
+          continue;
+        }
+        held.push_back(std::move(*memory));
+        if (i % 3 == 2) held.erase(held.begin());
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  const VulkanMemoryStats s = allocator->stats();
+  EXPECT_EQ(s.resources, 0u);
+  EXPECT_EQ(s.bytesInUse, 0u);
+  EXPECT_LE(s.allocations, 2u);  // at most one spare per memory type used
 }
 
 // ---------------------------------------------------------------------------------------------------------
