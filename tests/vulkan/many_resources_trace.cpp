@@ -1,12 +1,12 @@
 // Writes a trace whose replay holds thousands of live resources (scripts/suballoc-benchmark.sh replays it
 // and reads the device's memory statistics from `reel replay --json`):
 //
-//   reel_many_resources_trace OUT.reel [BUFFERS [TEXTURES [FRAMES]]]    (defaults 6000 4000 8)
+//   reel_many_resources_trace OUT.reel [BUFFERS [TEXTURES [FRAMES [MAX_SIDE]]]]  (defaults 6000 4000 8 16)
 //
 // Frame 0 creates BUFFERS storage buffers (16..112 bytes, with contents) and TEXTURES sampled textures
-// (2x2..16x16 RGBA8, with contents); every later frame destroys a tenth of each and creates as many new
-// ones of other sizes, so that the replay frees ranges and fills them again. Recorded on the null device:
-// no GPU is needed to write it.
+// (RGBA8 squares of 2, 4, 8, ... up to MAX_SIDE texels a side, with contents); every later frame destroys a
+// tenth of each and creates as many new ones of other sizes, so that the replay frees ranges and fills them
+// again. Recorded on the null device: no GPU is needed to write it.
 
 #include <charconv>
 #include <cstdio>
@@ -34,13 +34,21 @@ uint32_t parse(const char* text, const char* what) {
 
 int main(int argc, char** argv) {
   using namespace reel;
-  if (argc < 2 || argc > 5) {
-    std::fprintf(stderr, "usage: reel_many_resources_trace OUT.reel [BUFFERS [TEXTURES [FRAMES]]]\n");
+  if (argc < 2 || argc > 6) {
+    std::fprintf(stderr,
+                 "usage: reel_many_resources_trace OUT.reel [BUFFERS [TEXTURES [FRAMES [MAX_SIDE]]]]\n");
     return 2;
   }
   const uint32_t buffers = argc > 2 ? parse(argv[2], "BUFFERS") : 6000;
   const uint32_t textures = argc > 3 ? parse(argv[3], "TEXTURES") : 4000;
   const uint32_t frames = argc > 4 ? parse(argv[4], "FRAMES") : 8;
+  const uint32_t maxSide = argc > 5 ? parse(argv[5], "MAX_SIDE") : 16;
+  if (maxSide < 2 || maxSide > 4096) {
+    std::fprintf(stderr, "reel_many_resources_trace: MAX_SIDE %u is outside 2..4096\n", maxSide);
+    return 2;
+  }
+  uint32_t sides = 0;  // how many sizes: 2, 4, ... <= maxSide
+  while ((2u << sides) <= maxSide) ++sides;
 
   NullDevice device;
   Renderer renderer(device);
@@ -63,7 +71,7 @@ int main(int argc, char** argv) {
                                   std::as_bytes(std::span(words)));
   };
   auto newTexture = [&] {
-    const uint32_t side = 2u << (serial % 4);  // 2..16
+    const uint32_t side = 2u << (serial % sides);
     std::vector<uint32_t> texels(size_t{side} * side, serial);
     ++serial;
     return resources.createTexture({.width = side,
