@@ -99,6 +99,7 @@ class Bench {
     r.destroy(color_);
     r.destroy(depth_);
     renderer_->kick();
+    timing_.reset();  // an observer's registration ends before its renderer
     renderer_.reset();
   }
 
