@@ -32,9 +32,11 @@ for w in [1, 2, 4, 8]:
 
 # Google Benchmark JSON (medians of the repetitions).
 def medians(path):
-    if not path.exists():
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):  # not run, or the benchmark died before writing its results
+        print(f"\n- {path.name}: no results")
         return {}
-    data = json.loads(path.read_text())
     return {b["run_name"]: b for b in data["benchmarks"] if b.get("aggregate_name") == "median"}
 
 sorts = medians(out / "sort_bench.json")
