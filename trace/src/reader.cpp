@@ -870,15 +870,15 @@ std::vector<size_t> TraceReader::keyFrames() const {
   for (size_t i = 0; i < s.messages.size(); ++i) {
     const MessageInfo& m = s.messages[i];
     if (m.kind != keyFrame || (i > 0 && s.messages[i - 1].kind == keyFrame)) continue;
-    // The writer puts a key frame's messages right before its frame's: those, and the message before
-    // them, lie in chunks with no unreadable one among them, or a part may be missing unseen (a scan
-    // does not know the messages of a damaged chunk).
+    // A key frame's messages start a chunk and come right before its frame's (trace.fbs): whole when no
+    // chunk from there to its frame is unreadable (a scan does not know the messages of a damaged chunk,
+    // so a part could be missing unseen).
     const auto found = s.frameByNumber.find(m.frame);
-    if (found == s.frameByNumber.end()) continue;
-    const uint32_t from = i > 0 ? s.messages[i - 1].chunk : m.chunk;
+    if (found == s.frameByNumber.end() || (i > 0 && s.messages[i - 1].chunk == m.chunk) || m.offset != 0)
+      continue;
     const uint32_t to = s.messages[s.frames[found->second]].chunk;
-    bool whole = from <= to;
-    for (uint32_t c = from; whole && c <= to; ++c) whole = s.chunks[c].readable;
+    bool whole = m.chunk <= to;
+    for (uint32_t c = m.chunk; whole && c <= to; ++c) whole = s.chunks[c].readable;
     if (whole && (out.empty() || out.back() < found->second)) out.push_back(found->second);
   }
   return out;

@@ -92,6 +92,7 @@ class InfoCommand final : public Subcommand {
       } else {
         o.raw("resources_at_start", "null").add("resources_error", resourcesError);
       }
+      o.add("key_frames", uint64_t{reader.keyFrames().size()});
       o.add("packets", packets);
       JsonObject types;
       for (const auto& [type, count] : perType) types.add(type, count);
@@ -121,6 +122,8 @@ class InfoCommand final : public Subcommand {
       } else {
         std::printf("resources  unreadable (%s)\n", resourcesError.c_str());
       }
+      // Where a replay can start besides the capture start (format 1.4, CaptureOptions::keyFrames).
+      std::printf("key frames %zu\n", reader.keyFrames().size());
       std::printf("packets    %" PRIu64 " (%" PRIu64 " bytes of keys, payloads and aux data)\n", packets,
                   payloadBytes);
       for (const auto& [type, count] : perType) std::printf("  %-22s %" PRIu64 "\n", type.c_str(), count);

@@ -347,6 +347,21 @@ bool ReplaySession::startAtNearestKeyFrame(size_t index, size_t position) {
   return false;
 }
 
+Result<bool> ReplaySession::startNearKeyFrame(size_t index, bool needClean) {
+  const size_t position = startWithoutKeyFrames(index, needClean);
+  if (startAtNearestKeyFrame(index, position)) return true;
+  // Frames from the one before `position` (replayed, or the capture start) to `index` follow each other.
+  for (size_t k = std::max<size_t>(position, 1); k <= index; ++k) {
+    const uint64_t before = reader_.frameNumber(k - 1), number = reader_.frameNumber(k);
+    if (number != before + 1) {
+      return fail(reader_.name(), ": frame ", reader_.frameNumber(index), " cannot be replayed: frames ",
+                  before + 1, "-", number - 1,
+                  " before it are missing (an unreadable chunk) and no key frame ", "after them can be read");
+    }
+  }
+  return false;
+}
+
 Result<void> ReplaySession::startAtKeyFrame(size_t index) {
   auto records = reader_.readKeyFrame(index);
   if (!records) return records.error();
@@ -543,8 +558,9 @@ Result<SeekResult> ReplaySession::seek(size_t index, uint64_t stopAfterPackets) 
     return finish();
   }
   bool restored = false;
-  const bool keyed = startAtNearestKeyFrame(index, startWithoutKeyFrames(index, true));
-  if (!keyed && (broken_ || open_ || next_ > index || !clean_)) {
+  Result<bool> keyed = startNearKeyFrame(index, /*needClean=*/true);
+  if (!keyed) return keyed.error();
+  if (!*keyed && (broken_ || open_ || next_ > index || !clean_)) {
     if (!broken_ && checkpoint_ && checkpoint_->frameIndex <= index) {
       if (auto ok = restoreCheckpoint(); !ok) return ok.error();
       restored = true;
@@ -554,7 +570,7 @@ Result<SeekResult> ReplaySession::seek(size_t index, uint64_t stopAfterPackets) 
   }
   // Whatever fails below leaves a state only a start from the capture start can be sure of.
   broken_ = true;
-  result.path = keyed        ? SeekPath::KeyFrame
+  result.path = *keyed       ? SeekPath::KeyFrame
                 : restored   ? SeekPath::Restored
                 : next_ == 0 ? SeekPath::FromStart
                              : SeekPath::Forward;
@@ -692,7 +708,9 @@ Result<FrameResult> ReplaySession::replayFrame(size_t index, uint64_t stopAfterP
     return fail(reader_.name(), ": frame index ", index, " is past the trace's ", reader_.frameCount(),
                 " frames");
   }
-  if (startAtNearestKeyFrame(index, startWithoutKeyFrames(index, false))) {
+  Result<bool> keyed = startNearKeyFrame(index, /*needClean=*/false);
+  if (!keyed) return keyed.error();
+  if (*keyed) {
     // At the key frame: nearer than where the device was.
   } else if (open_ || broken_) {
     // After a seek: the state at the start of the frame it stopped in, through the checkpoint if it

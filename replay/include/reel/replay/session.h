@@ -248,6 +248,10 @@ class ReplaySession {
   size_t startWithoutKeyFrames(size_t index, bool needClean) const;
   // Starts at the nearest key frame in (position, index]; false when there is none it can start at.
   bool startAtNearestKeyFrame(size_t index, size_t position);
+  // Before a move to frame `index`: starts at the nearest key frame when it is nearer than the start at
+  // hand (true); fails when frames between that start and `index` are missing from the trace (a chunk
+  // lost while rebuilding the index) and no key frame after them can be read.
+  Result<bool> startNearKeyFrame(size_t index, bool needClean);
   Result<void> startAtKeyFrame(size_t index);
   Result<void> takeCheckpoint(size_t index);
   Result<void> load(size_t index);
