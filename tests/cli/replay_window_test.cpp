@@ -26,7 +26,13 @@ std::string array(const std::string& json, const std::string& key) {
   const size_t at = json.find("\"" + key + "\":[");
   if (at == std::string::npos) return "";
   const size_t open = json.find('[', at);
-  return json.substr(open, json.find(']', open) - open + 1);
+  // Up to the matching ']': a frame's own arrays (the render thread's "jobs") nest inside.
+  int depth = 0;
+  for (size_t i = open; i < json.size(); ++i) {
+    if (json[i] == '[') ++depth;
+    if (json[i] == ']' && --depth == 0) return json.substr(open, i - open + 1);
+  }
+  return json.substr(open);
 }
 
 TEST(CliReplayJson, EveryFrameHasCpuAndGpuTimes) {
