@@ -7,28 +7,30 @@ import json, statistics, sys
 from pathlib import Path
 
 out = Path(sys.argv[1])
-print("| workers | render thread ms/frame (replay) | merge+sort | sweep | translate (own job) | wait | slowest job / mean | vs 1 worker | app ms/frame (reel-sample) |")
-print("|---|---|---|---|---|---|---|---|---|")
-base = None
-for w in [1, 2, 4, 8, 16]:
-    replay = json.loads((out / f"replay_workers{w}.json").read_text())
-    frames = [f for f in replay["render_thread"] if f["packets"] > 0]
-    total = statistics.median(sum(p["wall_ms"] for p in f["phases"].values()) for f in frames)
-    phase = lambda name: statistics.median(f["phases"][name]["wall_ms"] for f in frames)
-    base = base or total
-    sample = json.loads((out / f"sample_workers{w}.json").read_text())
-    sort = statistics.median(f["phases"]["merge"]["wall_ms"] + f["phases"]["sort"]["wall_ms"] for f in frames)
-    # Per-job wall times (reel replay --json "jobs", where the replay reports them).
-    spread = [max(j["wall_ms"] for j in f["jobs"]) / statistics.mean(j["wall_ms"] for j in f["jobs"])
-              for f in frames if f.get("jobs")]
-    imbalance = f"{statistics.median(spread):.2f}" if spread else "-"
-    print(f"| {w} | {total:.1f} | {sort:.1f} | {phase('sweep'):.1f} | {phase('translate'):.1f} | {phase('wait'):.1f} | "
-          f"{imbalance} | {base / total:.2f}x | {sample['ms_per_frame']:.1f} |")
-print()
-for w in [1, 2, 4, 8]:
-    lines = (out / f"golden_workers{w}.txt").read_text().splitlines()
-    results = [l.split()[0] + " " + l.split()[2] for l in lines if l and l.split()[0] != "trace" and len(l.split()) > 3]
-    print(f"- golden suite at {w} workers (REEL_VALIDATE=1, jobs of 8 keys): " + ", ".join(results))
+sorts_only = "--sorts-only" in sys.argv[2:]  # scripts/sort-benchmark.sh: no device-wide.sh files
+if not sorts_only:
+    print("| workers | render thread ms/frame (replay) | merge+sort | sweep | translate (own job) | wait | slowest job / mean | vs 1 worker | app ms/frame (reel-sample) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    base = None
+    for w in [1, 2, 4, 8, 16]:
+        replay = json.loads((out / f"replay_workers{w}.json").read_text())
+        frames = [f for f in replay["render_thread"] if f["packets"] > 0]
+        total = statistics.median(sum(p["wall_ms"] for p in f["phases"].values()) for f in frames)
+        phase = lambda name: statistics.median(f["phases"][name]["wall_ms"] for f in frames)
+        base = base or total
+        sample = json.loads((out / f"sample_workers{w}.json").read_text())
+        sort = statistics.median(f["phases"]["merge"]["wall_ms"] + f["phases"]["sort"]["wall_ms"] for f in frames)
+        # Per-job wall times (reel replay --json "jobs", where the replay reports them).
+        spread = [max(j["wall_ms"] for j in f["jobs"]) / statistics.mean(j["wall_ms"] for j in f["jobs"])
+                  for f in frames if f.get("jobs")]
+        imbalance = f"{statistics.median(spread):.2f}" if spread else "-"
+        print(f"| {w} | {total:.1f} | {sort:.1f} | {phase('sweep'):.1f} | {phase('translate'):.1f} | {phase('wait'):.1f} | "
+              f"{imbalance} | {base / total:.2f}x | {sample['ms_per_frame']:.1f} |")
+    print()
+    for w in [1, 2, 4, 8]:
+        lines = (out / f"golden_workers{w}.txt").read_text().splitlines()
+        results = [l.split()[0] + " " + l.split()[2] for l in lines if l and l.split()[0] != "trace" and len(l.split()) > 3]
+        print(f"- golden suite at {w} workers (REEL_VALIDATE=1, jobs of 8 keys): " + ", ".join(results))
 
 # Google Benchmark JSON (medians of the repetitions).
 def medians(path):
@@ -54,7 +56,7 @@ if sorts:
                   f"{b['stable_sort_ms']:.2f} | {b['memcpy_ms']:.3f} | {b['x_faster_than_stable_sort']:.2f} | "
                   f"{b['x_memcpy_time']:.1f} | {b['x_faster_than_serial_radix']:.2f} |")
 
-vk = medians(out / "vulkan_bench.json")
+vk = {} if sorts_only else medians(out / "vulkan_bench.json")
 for name, b in vk.items():
     print()
     print(f"- {name} (one worker, medians of 3): translation {b['translate_ns_per_packet']:.1f} ns/packet, "
