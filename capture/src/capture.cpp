@@ -525,14 +525,16 @@ std::string Capture::State::summary() const {
     std::snprintf(line, sizeof line, "reel capture: %s: failed after %llu frames: %s", options.path.c_str(),
                   static_cast<unsigned long long>(stats.framesWritten), stats.error.c_str());
   } else {
-    std::snprintf(line, sizeof line,
-                  "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
-                  "render thread waited %llu times (%.2f ms), %llu frames dropped [%s]",
-                  frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
-                  double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
-                  static_cast<unsigned long long>(stats.resources),
-                  static_cast<unsigned long long>(stats.renderWaits), double(stats.renderWaitNs) / 1e6,
-                  static_cast<unsigned long long>(stats.framesDropped), endReason.c_str());
+    std::snprintf(
+        line, sizeof line,
+        "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
+        "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms), %llu frames dropped [%s]",
+        frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
+        double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
+        static_cast<unsigned long long>(stats.resources), static_cast<unsigned long long>(stats.keyFrames),
+        double(stats.keyFrameNs) / 1e6, static_cast<unsigned long long>(stats.renderWaits),
+        double(stats.renderWaitNs) / 1e6, static_cast<unsigned long long>(stats.framesDropped),
+        endReason.c_str());
   }
   return line;
 }

@@ -78,8 +78,11 @@ enum class WhenBehind : uint8_t {
 // the capture start (ReplaySession) and a damaged chunk costs only the frames up to the next one. Each
 // costs the render thread a readback of every buffer and texture (CaptureStats::keyFrameNs) and the
 // trace their compressed bytes; scripts/keyframes.sh measures both. 0 turns a limit off; all 0: none.
+// Every 5 s by default: on the cubes sample (docs/measurements/vm-2026-11-25/keyframes.txt) a key frame
+// (its textures) weighs as much as a few hundred of its frames, so once a second more than doubled the
+// trace, while every 5 s still cut the seek to its 1,000th frame from the capture start's several-fold.
 struct KeyFrameSettings {
-  uint32_t everyMillis = 1000;  // wall time since the last
+  uint32_t everyMillis = 5000;  // wall time since the last
   uint64_t everyBytes = 0;      // uncompressed message bytes written since the last
   uint32_t everyFrames = 0;     // frames since the last
 };
