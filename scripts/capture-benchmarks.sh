@@ -51,7 +51,9 @@ log "machine"
 n_of() { [ "$1" = stress ] && echo "$stress_frames" || echo "$frames"; }
 
 log "capture on/off: frame time and render-thread waits (3 runs each; stress: $stress_short frames)"
-for scene in cubes stress; do
+onoff_scenes="cubes stress"
+[ "${SKIP_ONOFF:-0}" = 1 ] && onoff_scenes=""  # a run that goes on after them (their files kept)
+for scene in $onoff_scenes; do
   n=$(n_of $scene)
   [ $scene = stress ] && n=$stress_short
   total=$((n + 2))
