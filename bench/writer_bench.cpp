@@ -143,6 +143,7 @@ int ratio(const std::string& path) {
     options.compression.predictFrames = predict;
     options.compression.maxFramesPerChunk = framesPerChunk;
     options.compression.chunkMillis = 0;  // chunks by frame count alone: the same file on every machine
+    options.keyFrames.everyMillis = 0;    // nor key frames by time: the frames' own encoding alone
     auto capture = reel::capture::Capture::start((*session)->renderer(), options);
     if (!capture) return fail(capture.error().message);
     for (size_t i = 0; i < (*session)->reader().frameCount(); ++i) {
