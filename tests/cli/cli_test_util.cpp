@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -48,7 +49,10 @@ RunResult runReelWith(const std::string& prefix, const std::string& args) {
 
 std::string findXvfbRun() {
   for (const char* path : {"/usr/bin/xvfb-run", "/usr/local/bin/xvfb-run"}) {
-    if (std::filesystem::exists(path)) return path;
+    // Where `-a` starts looking for a free display: a number of this process's own, so that test
+    // processes that ctest runs at once do not race for the same display.
+    if (std::filesystem::exists(path))
+      return std::string(path) + " -n " + std::to_string(100 + getpid() % 800);
   }
   return "";
 }

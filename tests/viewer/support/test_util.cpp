@@ -151,7 +151,10 @@ std::string findXvfbRun() {
   if (r.exitCode != 0) return {};
   std::string path = r.output;
   while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-  return path;
+  // Where `-a` starts looking for a free display: a number of this process's own, so that test processes
+  // that ctest runs at once do not race for the same display (xvfb-run -a checks, then starts; two
+  // processes starting from 99 both saw it free now and then and one failed).
+  return path + " -n " + std::to_string(100 + getpid() % 800);
 }
 
 namespace {
