@@ -56,9 +56,11 @@ CommandType destroyCommandOf(ResourceKind kind) {
 std::optional<uint32_t> fieldU32(CommandType type, std::span<const std::byte> payload,
                                  std::string_view name) {
   if (type >= CommandType::Count) return std::nullopt;
-  const FieldInfo* f = findFieldNamed(commandInfo(type).fields, name);
-  if (!f || f->size != sizeof(uint32_t) || uint64_t{f->offset} + f->size > payload.size())
-    return std::nullopt;
+  const std::span<const FieldInfo> fields = commandInfo(type).fields;
+  const size_t i = findFieldIndex(fields, name);
+  if (i == fields.size()) return std::nullopt;
+  const FieldInfo* f = &fields[i];
+  if (f->size != sizeof(uint32_t) || uint64_t{f->offset} + f->size > payload.size()) return std::nullopt;
   uint32_t value;
   std::memcpy(&value, payload.data() + f->offset, sizeof value);
   return value;

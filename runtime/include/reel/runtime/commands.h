@@ -81,19 +81,22 @@ inline constexpr CommandSemantics beginsMarker{CommandCategory::BeginMarker};
 inline constexpr CommandSemantics endsMarker{CommandCategory::EndMarker};
 }  // namespace semantics
 
-// The field of that name at the top level of a field table.
-constexpr const FieldInfo* findFieldNamed(std::span<const FieldInfo> fields, std::string_view name) {
-  for (const FieldInfo& f : fields) {
-    if (std::string_view(f.name) == name) return &f;
+// The index of the field of that name at the top level of a field table; fields.size() when it has none.
+// (An index, not a pointer: GCC's sanitizers make comparing a pointer into a static table with null
+// something a constant expression cannot do.)
+constexpr size_t findFieldIndex(std::span<const FieldInfo> fields, std::string_view name) {
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (std::string_view(fields[i].name) == name) return i;
   }
-  return nullptr;
+  return fields.size();
 }
 namespace detail {
-constexpr bool isHandleOf(const FieldInfo* f, ResourceKind kind) {
-  return f && f->type == FieldType::Handle && f->count == 1 && f->handleKind == kind;
+constexpr bool isHandleOf(std::span<const FieldInfo> fields, size_t i, ResourceKind kind) {
+  return i < fields.size() && fields[i].type == FieldType::Handle && fields[i].count == 1 &&
+         fields[i].handleKind == kind;
 }
-constexpr bool isU32(const FieldInfo* f) {
-  return f && f->type == FieldType::U32 && f->count == 1;
+constexpr bool isU32(std::span<const FieldInfo> fields, size_t i) {
+  return i < fields.size() && fields[i].type == FieldType::U32 && fields[i].count == 1;
 }
 }  // namespace detail
 
@@ -105,10 +108,10 @@ constexpr bool fieldsFitSemantics(const CommandSemantics& s, std::span<const Fie
     case CommandCategory::Create:
     case CommandCategory::Destroy:
     case CommandCategory::Write:
-      return !fields.empty() && fields[0].offset == 0 && detail::isHandleOf(&fields[0], s.resource) &&
+      return !fields.empty() && fields[0].offset == 0 && detail::isHandleOf(fields, 0, s.resource) &&
              s.state == StateScope::None;
     case CommandCategory::BeginPass:
-      return detail::isHandleOf(findFieldNamed(fields, "target"), ResourceKind::RenderTarget);
+      return detail::isHandleOf(fields, findFieldIndex(fields, "target"), ResourceKind::RenderTarget);
     case CommandCategory::SetState:
       switch (s.state) {
         case StateScope::None:
@@ -116,11 +119,11 @@ constexpr bool fieldsFitSemantics(const CommandSemantics& s, std::span<const Fie
         case StateScope::Whole:
           return true;
         case StateScope::PerSlot:
-          return detail::isU32(findFieldNamed(fields, "slot"));
+          return detail::isU32(fields, findFieldIndex(fields, "slot"));
         case StateScope::PerBindPoint:
-          return detail::isHandleOf(findFieldNamed(fields, "pipeline"), ResourceKind::Pipeline);
+          return detail::isHandleOf(fields, findFieldIndex(fields, "pipeline"), ResourceKind::Pipeline);
         case StateScope::PushBytes:
-          return detail::isU32(findFieldNamed(fields, "offset"));
+          return detail::isU32(fields, findFieldIndex(fields, "offset"));
       }
       return false;
     default:
