@@ -154,18 +154,19 @@ void NullDevice::writeTexels(Resource<ResourceKind::Texture>& texture, uint32_t 
   }
 }
 
-void NullDevice::change(const cmd::WriteBuffer& p, const PacketContext& c) {
-  if (auto* b = tables_.get<ResourceKind::Buffer>().find(p.buffer); b && p.offset <= b->bytes.size()) {
-    copyBytes(b->bytes.data() + p.offset, c.aux.data(),
-              std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
+void NullDevice::writeBytes(BufferHandle buffer, uint64_t offset, std::span<const std::byte> bytes) {
+  if (auto* b = tables_.get<ResourceKind::Buffer>().find(buffer); b && offset <= b->bytes.size()) {
+    copyBytes(b->bytes.data() + offset, bytes.data(),
+              std::min<uint64_t>(bytes.size(), b->bytes.size() - offset));
   }
 }
 
+void NullDevice::change(const cmd::WriteBuffer& p, const PacketContext& c) {
+  writeBytes(p.buffer, p.offset, c.aux);
+}
+
 void NullDevice::change(const cmd::UpdateBuffer& p, const PacketContext& c) {
-  if (auto* b = tables_.get<ResourceKind::Buffer>().find(p.buffer); b && p.offset <= b->bytes.size()) {
-    copyBytes(b->bytes.data() + p.offset, c.aux.data(),
-              std::min<uint64_t>(c.aux.size(), b->bytes.size() - p.offset));
-  }
+  writeBytes(p.buffer, p.offset, c.aux);
 }
 
 void NullDevice::change(const cmd::CopyBuffer& p, const PacketContext&) {

@@ -89,6 +89,8 @@ class NullDevice final : public Device {
   void change(const cmd::UpdateBuffer& p, const PacketContext& c);
   void change(const cmd::CopyBuffer& p, const PacketContext& c);
   void change(const cmd::WriteTexture& p, const PacketContext& c);
+  // A write request and an update command do the same to the bytes kept: the aux data at the offset.
+  void writeBytes(BufferHandle buffer, uint64_t offset, std::span<const std::byte> bytes);
   void change(const cmd::CopyTexture& p, const PacketContext& c);
   // False when a handle the packet names (other than the one a create or destroy is about) is not live.
   template <Command T>
