@@ -218,7 +218,8 @@ class HostileInput : public ::testing::Test {
   static constexpr size_t kFrames = 6;
 
   // Frames 2-7 of the test scene (from mid-run: the capture starts with live resources), two per chunk.
-  static void captureTrace(const std::string& path) {
+  // `keyEveryFrames`: key frames every that many frames (0: the default, none in a capture this short).
+  static void captureTrace(const std::string& path, uint32_t keyEveryFrames = 0) {
     NullDevice device(false);
     Renderer renderer(device);
     testing::Scene scene(renderer, {.draws = 4, .auxBytes = 16});
@@ -228,6 +229,10 @@ class HostileInput : public ::testing::Test {
     options.path = path;
     options.compression.maxFramesPerChunk = 2;
     options.handleSignals = false;
+    if (keyEveryFrames) {
+      options.compression.chunkMillis = 0;  // chunks of two frames, however slow the machine
+      options.keyFrames = {.everyMillis = 0, .everyBytes = 0, .everyFrames = keyEveryFrames};
+    }
     auto capture = capture::Capture::start(renderer, options);
     ASSERT_TRUE(capture) << capture.error().message;
     for (size_t f = 0; f < kFrames; ++f) scene.frame();
@@ -517,6 +522,56 @@ TEST_F(HostileInput, FlippedBytesCostOnlyWhatTheyHit) {
                        "index"}));
   }
   runCases(cases);
+}
+
+// A replay of every frame of a trace with a damaged chunk: the frames before it replay, the chunk's
+// frames and those after it up to the next key frame are lost and named (one line for the run), the
+// replay goes on from that key frame, and the exit code says that frames were lost.
+TEST_F(HostileInput, AWholeReplayGoesOnAfterADamagedChunkFromTheNextKeyFrame) {
+  const std::string keyed = (*dir_ / "keyed.reel").string();
+  captureTrace(keyed, /*keyEveryFrames=*/2);
+  Bytes bytes = readBytes(keyed);
+  auto reader = trace::TraceReader::open(keyed);
+  ASSERT_TRUE(reader) << reader.error().message;
+  const std::vector<size_t> keys = reader->keyFrames();
+  ASSERT_GE(keys.size(), 2u) << "two key frames: one in the damaged chunk, one after it";
+  // The chunk of the first key frame's frame (key frame, then its frame, in one chunk of two frames).
+  uint32_t damaged = UINT32_MAX;
+  std::vector<uint64_t> frameNumbers;
+  std::vector<uint32_t> frameChunks;
+  for (const trace::MessageInfo& m : reader->messages()) {
+    if (m.kind != static_cast<uint8_t>(trace::MessageKind::Frame)) continue;
+    frameNumbers.push_back(m.frame);
+    frameChunks.push_back(m.chunk);
+  }
+  damaged = frameChunks[keys[0]];
+  const trace::ChunkInfo chunk = reader->chunks()[damaged];
+  bytes[chunk.offset + chunk.compressedSize / 2] ^= 0x5a;
+  const std::string path = write("keyed-damaged.reel", bytes);
+  // Lost: from the damaged chunk's first frame to the frame before the next key frame after the chunk.
+  size_t firstLost = 0;
+  while (frameChunks[firstLost] != damaged) ++firstLost;
+  size_t next = 0;
+  while (next < keys.size() && frameChunks[keys[next]] <= damaged) ++next;
+  ASSERT_LT(next, keys.size()) << "a key frame after the damaged chunk";
+  const size_t endLost = keys[next];
+  ASSERT_GT(firstLost, 0u) << "a frame before the damage that replays";
+  const std::string lostText = "frames " + std::to_string(frameNumbers[firstLost]) + "-" +
+                               std::to_string(frameNumbers[endLost - 1]) + " could not be replayed";
+
+  const Outcome o = runWithin({REEL_CLI_PATH, "replay", path, "--device", "null", "--json"},
+                              std::chrono::milliseconds(10000), *dir_ / "scratch");
+  ASSERT_TRUE(o.finished);
+  EXPECT_EQ(o.exitCode, kCheckFailed) << o.err;
+  EXPECT_NE(o.err.find(path + ": " + lostText), std::string::npos) << o.err;
+  const size_t replayable = frameNumbers.size() - (endLost - firstLost);
+  EXPECT_NE(o.out.find("\"frames\":" + std::to_string(replayable) + ","), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\"frames_lost\":" + std::to_string(endLost - firstLost) + ","), std::string::npos)
+      << o.out;
+  // The frames after the next key frame did replay: the last frame is among those replayed.
+  EXPECT_NE(o.out.find("{\"frame\":" + std::to_string(frameNumbers.back()) + ",\"loop\":0"),
+            std::string::npos)
+      << o.out;
 }
 
 TEST_F(HostileInput, UnreadableResourcesAreNotZeroResources) {

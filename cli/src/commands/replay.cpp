@@ -89,13 +89,40 @@ class FrameTimes final : public FrameObserver {
   size_t gpuCursor_ = 0;
 };
 
+// Frames a replay could not run (a damaged chunk, or a frame after one before the next key frame), as
+// runs of consecutive frame numbers, each with the first frame's error: a lost chunk is one line, not one
+// per frame.
+struct LostFrames {
+  struct Range {
+    uint64_t first, last;
+    std::string error;
+    std::string frames() const {
+      return first == last ? "frame " + std::to_string(first)
+                           : "frames " + std::to_string(first) + "-" + std::to_string(last);
+    }
+  };
+  std::vector<Range> ranges;
+  uint64_t count = 0;
+
+  void add(uint64_t frame, std::string error) {
+    ++count;
+    if (!ranges.empty() && ranges.back().last + 1 == frame) {
+      ranges.back().last = frame;
+    } else {
+      ranges.push_back({frame, frame, std::move(error)});
+    }
+  }
+  bool empty() const { return ranges.empty(); }
+};
+
 class ReplayCommand final : public Subcommand {
  public:
   const char* name() const override { return "replay"; }
   const char* description() const override {
     return "Replay frames on a Vulkan device, headless or in a window; write their images and timings. "
-           "Exit 1 when the device reports errors or a frame's sorted order differs from the recorded one "
-           "(the sort changed)";
+           "Exit 1 when the device reports errors, a frame's sorted order differs from the recorded one "
+           "(the sort changed), or frames are lost to a damaged trace (the others still replay: from the "
+           "next key frame after the damage)";
   }
   void addOptions(CLI::App& app) override {
     app.add_option("TRACE", path_, "Trace file (.reel)")->required();
@@ -184,9 +211,10 @@ class ReplayCommand final : public Subcommand {
       uint64_t frame, loop, packets, executed, deviceFrame;
     };
     std::vector<Replayed> replayedFrames;
+    LostFrames lost;
     const uint64_t stop = stopAt_ ? *stopAt_ : UINT64_MAX;
     const bool wantImages = !out_.empty();
-    uint64_t replayed = 0, written = 0, presented = 0;
+    uint64_t replayed = 0, attempted = 0, written = 0, presented = 0;
     bool closed = false;
     Progress progress("replay", (last - first + 1) * loop_);
     const auto start = Clock::now();
@@ -205,9 +233,14 @@ class ReplayCommand final : public Subcommand {
             break;
           }
         }
-        progress.step(replayed);
+        progress.step(attempted++);
         auto result = s.replayFrame(i, stop, wantImages ? std::optional(*target) : std::nullopt);
-        if (!result) throw BadInput(result.error().message);
+        if (!result) {
+          // A frame whose chunk is unreadable, or one that needs such a frame's state: the engine starts
+          // again at the next key frame it can read, so the replay goes on and reports what it lost.
+          if (pass == 0) lost.add(reader.frameNumber(i), result.error().message);
+          continue;
+        }
         ++replayed;
         presented += result->presented;
         if (result->image && pass == 0) {
@@ -241,6 +274,11 @@ class ReplayCommand final : public Subcommand {
       std::fprintf(stderr,
                    "frame %" PRIu64 ": the sorted order differs from the recorded one (sort changed)\n",
                    m.frame);
+    }
+    if (replayed == 0 && !lost.empty()) throw BadInput(lost.ranges.front().error);
+    for (const LostFrames::Range& r : lost.ranges) {
+      std::fprintf(stderr, "%s: %s could not be replayed: %s\n", path_.c_str(), r.frames().c_str(),
+                   r.error.c_str());
     }
     const DeviceInfo info = s.device().info();
     const double fps = total > 0 ? static_cast<double>(replayed) / total : 0.0;
@@ -349,6 +387,13 @@ class ReplayCommand final : public Subcommand {
                   decode.renderSpan.count() > 0 ? ms(decode.renderIdle) / ms(decode.renderSpan) : 0.0);
       summary.add("render_wait_ms", ms(decode.renderIdle)).add("fetch_wait_ms", ms(decode.fetchWait));
       summary.add("dropped_frames", uint64_t{dropped.size()});
+      std::string lostJson;
+      for (const LostFrames::Range& r : lost.ranges) {
+        JsonObject o;
+        o.add("first", r.first).add("last", r.last).add("error", r.error);
+        lostJson += (lostJson.empty() ? "" : ",") + o.str();
+      }
+      summary.add("frames_lost", lost.count).raw("lost", "[" + lostJson + "]");
       if (vulkan) {  // device memory at the end of the replay (sub-allocation: blocks shared by resources)
         const VulkanMemoryStats m = vulkan->stats().memory;
         JsonObject memory;
@@ -376,7 +421,8 @@ class ReplayCommand final : public Subcommand {
       }
     }
     // A changed sort fails the replay like a device error: its images may not be the captured frames.
-    return errors.empty() && mismatches.empty() ? kSuccess : kCheckFailed;
+    // So does a frame lost to a damaged trace: the replay did not show everything asked for.
+    return errors.empty() && mismatches.empty() && lost.empty() ? kSuccess : kCheckFailed;
   }
 
  private:
