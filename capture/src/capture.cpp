@@ -126,7 +126,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
     state->endBefore = options.lastFrame + 1;
   }
   if (options.appName.empty()) commandLine(options.appName, options.appArgs);
-  auto file = trace::TraceFileWriter::create(options.path, options.compression);
+  auto file = trace::TraceFileWriter::create(options.path, options.compression, options.createFile);
   if (!file) return file.error();
   state->file = std::move(file.value());
   state->captureTimeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(

@@ -18,6 +18,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "reel/schema/checksum.h"
 #include "reel/schema/compression.h"
@@ -37,7 +38,35 @@ uint32_t threadCount(uint32_t asked) {
   return std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
 }
 
+// The file on disk. A file system that cannot sync (EINVAL: a pipe, some FUSE mounts) is not an error.
+class PosixFileSink final : public FileSink {
+ public:
+  explicit PosixFileSink(int fd) : fd_(fd) {}
+  ~PosixFileSink() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Written write(const void* data, size_t size) override {
+    const ssize_t n = ::write(fd_, data, size);
+    if (n < 0) return {0, errno};
+    return {static_cast<size_t>(n), 0};
+  }
+  int sync() override { return ::fdatasync(fd_) == 0 || errno == EINVAL ? 0 : errno; }
+  int close() override {
+    const int fd = std::exchange(fd_, -1);
+    return fd < 0 || ::close(fd) == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
 }  // namespace
+
+Result<std::unique_ptr<FileSink>> createFileSink(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail("cannot create trace ", path, ": ", std::strerror(errno));
+  return std::unique_ptr<FileSink>(std::make_unique<PosixFileSink>(fd));
+}
 
 struct TraceFileWriter::Impl {
   struct ChunkEntry {
@@ -57,11 +86,15 @@ struct TraceFileWriter::Impl {
     std::string error;
   };
 
-  Impl(int file, std::string filePath, const CompressionSettings& s, schema::ChunkCompressor headerCompressor)
-      : fd(file), path(std::move(filePath)), settings(s), compressor(std::move(headerCompressor)) {}
+  Impl(std::unique_ptr<FileSink> file, std::string filePath, const CompressionSettings& s,
+       schema::ChunkCompressor headerCompressor)
+      : sink(std::move(file)),
+        path(std::move(filePath)),
+        settings(s),
+        compressor(std::move(headerCompressor)) {}
   ~Impl() {
     stopWorkers();
-    if (fd >= 0) ::close(fd);
+    if (sink) sink->close();
   }
 
   Result<void> closeChunk();
@@ -94,7 +127,7 @@ struct TraceFileWriter::Impl {
     return Error{error};
   }
 
-  int fd;
+  std::unique_ptr<FileSink> sink;  // null once finish() closed it
   std::string path;
   CompressionSettings settings;
   schema::ChunkCompressor compressor;  // the header's, and every chunk's when there are no workers
@@ -127,8 +160,8 @@ struct TraceFileWriter::Impl {
   std::atomic<uint64_t> waitNs{0};
 };
 
-Result<TraceFileWriter> TraceFileWriter::create(const std::string& path,
-                                                const CompressionSettings& settings) {
+Result<TraceFileWriter> TraceFileWriter::create(const std::string& path, const CompressionSettings& settings,
+                                                const FileSinkFactory& createFile) {
   auto compressor = schema::ChunkCompressor::create(settings);
   if (!compressor) return fail(path, ": ", compressor.error().message);
   const uint32_t threads = threadCount(settings.threads);
@@ -138,9 +171,9 @@ Result<TraceFileWriter> TraceFileWriter::create(const std::string& path,
     if (!c) return fail(path, ": ", c.error().message);
     own.push_back(std::move(c.value()));
   }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return fail("cannot create trace ", path, ": ", std::strerror(errno));
-  auto impl = std::make_unique<Impl>(fd, path, settings, std::move(compressor.value()));
+  auto file = createFile ? createFile(path) : createFileSink(path);
+  if (!file) return file.error();
+  auto impl = std::make_unique<Impl>(std::move(file.value()), path, settings, std::move(compressor.value()));
   impl->startWorkers(std::move(own));
   return TraceFileWriter(std::move(impl));
 }
@@ -264,14 +297,14 @@ void TraceFileWriter::Impl::writeFinished(std::unique_lock<std::mutex>& lock) {
 Result<void> TraceFileWriter::Impl::writeAll(const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ioError("write failed", errno);
-    }
-    p += n;
-    size -= static_cast<size_t>(n);
-    fileOffset += static_cast<uint64_t>(n);
+    const FileSink::Written w = sink->write(p, size);
+    if (w.error == EINTR) continue;
+    if (w.error != 0) return ioError("write failed", w.error);
+    // Nothing taken and no error: a sink that would loop here forever. Stop, as a full disk does.
+    if (w.bytes == 0) return ioError("write failed", ENOSPC);
+    p += w.bytes;
+    size -= w.bytes;
+    fileOffset += w.bytes;
   }
   return {};
 }
@@ -427,14 +460,14 @@ Result<void> TraceFileWriter::finish() {
   schema::storeLE64(footer + 8, schema::kFooterMagic);
   if (auto r = s.writeAll(frame.data(), frame.size()); !r) return r;
 
-  const int fd = s.fd;
-  s.fd = -1;
-  if (::fdatasync(fd) != 0 && errno != EINVAL) {
-    const int code = errno;
-    ::close(fd);
+  // The file is complete, index and footer included, before the sync: a failed sync is reported (the
+  // data may not survive a crash of the machine), and what reached the file still reads.
+  const std::unique_ptr<FileSink> file = std::move(s.sink);
+  if (const int code = file->sync(); code != 0) {
+    file->close();
     return s.ioError("fdatasync failed", code);
   }
-  if (::close(fd) != 0) return s.ioError("close failed", errno);
+  if (const int code = file->close(); code != 0) return s.ioError("close failed", code);
   return {};
 }
 

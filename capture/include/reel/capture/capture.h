@@ -103,6 +103,9 @@ struct CaptureOptions {
   // names the file and the error ("out.reel: write failed: File too large"). It must not call back
   // into this Capture (error() included) or the renderer.
   std::function<void(std::string_view)> onError = {};
+  // Where the trace's bytes go (trace/file_sink.h); empty: the file at `path`. Tests give a file that
+  // fails as a disk does.
+  trace::FileSinkFactory createFile = {};
 };
 
 struct CaptureStats {

@@ -48,6 +48,7 @@
 #include "reel/runtime/frame.h"
 #include "reel/runtime/resource_context.h"
 #include "reel/runtime/result.h"
+#include "reel/trace/file_sink.h"
 #include "reel/trace/message_kind.h"
 
 namespace reel::trace {
@@ -181,7 +182,9 @@ class MessageEncoder {
 // Writes the container. Errors name the file.
 class TraceFileWriter {
  public:
-  static Result<TraceFileWriter> create(const std::string& path, const CompressionSettings& settings);
+  // `createFile`: where the bytes go (default: createFileSink, the file at `path`).
+  static Result<TraceFileWriter> create(const std::string& path, const CompressionSettings& settings,
+                                        const FileSinkFactory& createFile = {});
   TraceFileWriter(TraceFileWriter&&) noexcept;
   TraceFileWriter& operator=(TraceFileWriter&&) noexcept;
   ~TraceFileWriter();
