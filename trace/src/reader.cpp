@@ -12,9 +12,12 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "decode.h"
 #include "reel/schema/checksum.h"
@@ -56,10 +59,28 @@ struct ChunkBuffer {
   std::unique_ptr<std::byte[], detail::FreeBytes> bytes;
   uint64_t capacity = 0;
 };
+// Buffers of chunks nothing refers to any more, for the next chunks: a fresh multi-megabyte allocation
+// is fresh pages, and faulting them in cost as much as decompressing into them. A chunk gives its buffer
+// back when its last holder lets go, which may be after the reader moved on (a replay's read-ahead keeps
+// several frames, each holding its chunk) and on another thread: hence a shared list under a lock.
+struct SpareBuffers {
+  static constexpr size_t kMax = 2;
+  std::mutex mutex;
+  std::vector<ChunkBuffer> buffers;
+};
 struct Chunk {
   ChunkBuffer buffer;
   uint64_t size = 0;  // bytes decompressed into it
+  std::shared_ptr<SpareBuffers> home;
   const std::byte* data() const { return buffer.bytes.get(); }
+  Chunk() = default;
+  Chunk(const Chunk&) = delete;
+  Chunk& operator=(const Chunk&) = delete;
+  ~Chunk() {
+    if (!home || !buffer.bytes) return;
+    std::lock_guard lock(home->mutex);
+    if (home->buffers.size() < SpareBuffers::kMax) home->buffers.push_back(std::move(buffer));
+  }
 };
 
 // One chunk read on its own, from its zstd frame alone: what a scan finds there.
@@ -98,9 +119,7 @@ struct TraceReader::Impl {
   schema::ChunkDecompressor decompressor;
   uint32_t cachedChunk = UINT32_MAX;
   std::shared_ptr<Chunk> cached;
-  // A chunk's buffer nothing refers to any more, for the next chunk: a fresh multi-megabyte allocation
-  // is fresh pages, and faulting them in cost as much as decompressing into them.
-  ChunkBuffer spare;
+  std::shared_ptr<SpareBuffers> spares = std::make_shared<SpareBuffers>();
   // The largest chunk the index (or scan) names: chunk buffers are allocated this large, so that any
   // chunk fits the spare and a replay moving from chunk to chunk allocates once.
   uint64_t largestChunk = 0;
@@ -174,9 +193,17 @@ Result<std::shared_ptr<Chunk>> TraceReader::Impl::decompress(uint64_t offset, ui
   if (capacity > limit)
     return at(offset, what, ": decompresses to ", capacity, " bytes, more than the ", limit, " allowed");
   auto chunk = std::make_shared<Chunk>();
-  if (spare.bytes && spare.capacity >= capacity) {
-    chunk->buffer = std::exchange(spare, {});
-  } else {
+  chunk->home = spares;
+  {
+    std::lock_guard lock(spares->mutex);
+    auto fits = std::find_if(spares->buffers.begin(), spares->buffers.end(),
+                             [&](const ChunkBuffer& b) { return b.capacity >= capacity; });
+    if (fits != spares->buffers.end()) {
+      chunk->buffer = std::move(*fits);
+      spares->buffers.erase(fits);
+    }
+  }
+  if (!chunk->buffer.bytes) {
     const uint64_t allocate = std::max<uint64_t>({capacity, std::min(largestChunk, limit), 1});
     chunk->buffer = {detail::allocateLarge(allocate), allocate};
     if (!chunk->buffer.bytes)
@@ -586,9 +613,7 @@ std::string TraceReader::Impl::framesOfChunk(uint32_t chunk) const {
 
 void TraceReader::Impl::recycleCached() {
   // use_count() == 1: no record keeps the chunk alive, and none can get hold of it but through us.
-  if (cached && cached.use_count() == 1 && (!spare.bytes || cached->buffer.capacity > spare.capacity)) {
-    spare = std::exchange(cached->buffer, {});
-  }
+  // Its buffer goes back to the spares once no record holds it any more (Chunk's destructor).
   cached.reset();
   cachedChunk = UINT32_MAX;
 }

@@ -138,8 +138,12 @@ class ReplayCommand final : public Subcommand {
                    "threads that translate a large frame (default: REEL_RENDER_WORKERS, else every core)")
         ->check(CLI::Range(1, 64));
     app.add_option("--lookahead", lookahead_,
-                   "frames read and decoded ahead on a worker thread (default 2; 0: read in line)")
+                   "frames read and decoded ahead on worker threads, at most (default 32, fewer when 256 MiB "
+                   "of the trace's largest frames would not fit; 0: read in line)")
         ->check(CLI::Range(0, 64));
+    app.add_option("--read-workers", readWorkers_,
+                   "threads reading ahead, a chunk each at a time (default: the cores less two, 1 to 4)")
+        ->check(CLI::Range(1, 16));
     app.add_option("--device", device_,
                    "Substring of the device name (default: REEL_DEVICE, else automatic)");
     app.add_flag("--validate", validate_, "Turn on the Khronos validation layer");
@@ -191,6 +195,7 @@ class ReplayCommand final : public Subcommand {
     replay::SessionOptions options{
         .device = device_, .validate = validate_, .framesInFlight = framesInFlight_, .collectTimings = json_};
     options.lookahead = lookahead_;
+    options.readWorkers = readWorkers_;
     if (window) {
       options.configureDevice = [&window](VulkanDeviceOptions& o) { window->attach(o); };
       options.present = *target;
@@ -433,7 +438,8 @@ class ReplayCommand final : public Subcommand {
 
   std::string path_, frames_, out_, target_ = "last", device_;
   std::optional<uint64_t> stopAt_;
-  uint32_t loop_ = 1, framesInFlight_ = 2, renderWorkers_ = 0, lookahead_ = 2;
+  uint32_t loop_ = 1, framesInFlight_ = 2, renderWorkers_ = 0, lookahead_ = replay::SessionOptions{}.lookahead;
+  uint32_t readWorkers_ = 0;
   bool validate_ = false, json_ = false, window_ = false, exerciseWindow_ = false;
 };
 

@@ -168,7 +168,9 @@ Result<void> ReplaySession::start() {
   auto feeder = FrameFeeder::create(*renderer_, reader_.header(), options_.edit, options_.keyEdit);
   if (!feeder) return fail(reader_.name(), ": ", feeder.error().message);
   feeder_ = std::move(feeder.value());
-  prefetch_ = FramePrefetcher::create(reader_, options_.lookahead);
+  prefetch_ = FramePrefetcher::create(reader_, PrefetchOptions{.lookahead = options_.lookahead,
+                                                               .budgetBytes = options_.lookaheadBytes,
+                                                               .workers = options_.readWorkers});
   if (options_.collectTimings) {
     idleClock_ = std::make_unique<RenderIdleClock>();
     idleWatch_ = renderer_->addObserver(*idleClock_);

@@ -84,10 +84,15 @@ struct SessionOptions {
   // readback); the frames replayed on the way to it, and a frame where the choice fails, show nothing.
   std::optional<TargetChoice> present = {};
   std::string applicationName = "reel replay";  // what the Vulkan device tells the driver
-  // Frames replayFrame reads ahead on a worker thread (reading, decompressing, decoding) while this
-  // thread feeds one and the render thread translates the one before: at most this many decoded frames
-  // wait. 0 reads each frame in line. Seeks read in line either way.
-  uint32_t lookahead = 2;
+  // Frames replayFrame reads ahead on worker threads (reading, decompressing, decoding; a chunk per
+  // worker at a time) while this thread feeds one and the render thread translates the one before: at
+  // most this many decoded frames wait, and fewer when the trace's largest frame times them would pass
+  // lookaheadBytes. A chunk holds up to 16 frames: a look-ahead of a chunk or more lets the workers
+  // decode the next chunk while this one is played. 0 reads each frame in line. Seeks read in line.
+  uint32_t lookahead = 32;
+  uint64_t lookaheadBytes = 256ull << 20;
+  uint32_t readWorkers = 0;  // threads reading ahead; 0: the cores less two (for this thread and the
+                             // render thread), 1 to 4
 };
 // "last" (default: the render target of the frame's last render pass that ran), "rt:N[.A]" or
 // "render_target#N" (render target slot N, color attachment A), "tex:N" or "texture#N".
@@ -153,10 +158,10 @@ struct DecodeTimes {
   std::chrono::nanoseconds feedCpu{0};  // FrameFeeder: resource requests, bucket refills
   uint64_t frames = 0;                  // frames read and fed
   uint64_t resources = 0;               // resource snapshots read and fed (at the start and every restart)
-  // With SessionOptions::lookahead, frames are read on a worker thread: its CPU time is in readCpu (and
-  // cpu) too, and its zstd time here (the session's own reader counts the rest). `wall` is then this
+  // With SessionOptions::lookahead, frames are read on worker threads: their CPU time is in readCpu (and
+  // cpu) too, and their zstd time here (the session's own reader counts the rest). `wall` is then this
   // thread's time feeding and waiting for frames read ahead, of which fetchWait the waiting.
-  std::chrono::nanoseconds aheadCpu{0};  // of readCpu: the read-ahead thread's
+  std::chrono::nanoseconds aheadCpu{0};  // of readCpu: the read-ahead threads'
   std::chrono::nanoseconds aheadDecompressCpu{0};
   std::chrono::nanoseconds fetchWait{0};
   // The render thread's time between the end of one frame and the start of the next (waiting for it to
