@@ -8,6 +8,7 @@
 
 #include "material_passes.h"
 #include "reel/runtime/cpu_time.h"
+#include "reel/runtime/instance_merge.h"
 #include "reel/runtime/radix_sort.h"
 #include "reel/runtime/translation_jobs.h"
 #include "reel/runtime/worker_pool.h"
@@ -53,6 +54,12 @@ constexpr size_t kPrefetchKeys = 16;
 
 bool isDestroy(CommandType type) {
   return semanticsOf(type).category == CommandCategory::Destroy;
+}
+
+// RendererConfig::mergeInstances, unless REEL_MERGE_INSTANCES=0 turns it off.
+bool mergeInstancesFromEnvironment(bool configured) {
+  const char* env = std::getenv("REEL_MERGE_INSTANCES");
+  return configured && !(env && std::string_view(env) == "0");
 }
 
 }  // namespace
@@ -170,6 +177,7 @@ Renderer::Renderer(Device& device, RendererConfig config, AbiStamp app)
     minJobKeys_ = minJobKeysFromEnvironment();
   }
   sorter_ = std::make_unique<RadixSorter>(pool_.get());
+  if (mergeInstancesFromEnvironment(config.mergeInstances)) merger_ = std::make_unique<InstanceMerger>();
   thread_ = std::thread([this] { renderLoop(); });
   // Before any kick or flush: the render thread touches the device only for those.
   device_.setOwnerThread(thread_.get_id());
@@ -373,6 +381,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
       const uint32_t slot = create.pipeline.index();
       if (slot >= computePipelines_.size()) computePipelines_.resize(slot + 1);
       computePipelines_[slot] = !create.desc.computeShader.isNull();
+      if (merger_) merger_->onCreatePipeline(create, requests.aux(h));
     }
   }
 
@@ -419,22 +428,31 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   view.record = frame.lease.record_;
   clock.enter(FramePhase::Observers);
   for (FrameObserver* observer : frame.observers) observer->onFrame(view);
+  // Observers saw the frame as recorded; the device gets it merged. A frame stopped after N packets
+  // counts the recorded packets, so it stays unmerged.
+  const FrameView* translatedView = &view;
+  if (merger_ && frame.stopAfterPackets == UINT64_MAX) {
+    clock.enter(FramePhase::Sort);
+    translatedView = &merger_->merge(view);
+  }
+  const FrameView& merged = *translatedView;
 
   // A frame stopped after N packets stays on one thread: it is a debugging view, and its end is easier to
   // find there.
   const uint32_t jobs =
       pool_ && frame.stopAfterPackets == UINT64_MAX
-          ? std::min(jobCountFor(view.sorted.size(), pool_->threads() * kJobsPerThread, minJobKeys_),
+          ? std::min(jobCountFor(merged.sorted.size(), pool_->threads() * kJobsPerThread, minJobKeys_),
                      device_.jobCapacity())
           : 1;
   FrameTiming wide;
   uint64_t translated;
+  uint64_t draws = 0;
   if (jobs > 1) {
-    translated = translateWide(view, jobs, clock, wide);
+    translated = translateWide(merged, jobs, clock, wide, draws);
   } else {
     clock.enter(FramePhase::Translate);
     const auto start = std::chrono::steady_clock::now();
-    translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets);
+    translated = translate(merged, 0, merged.sorted.size(), frame.stopAfterPackets, draws);
     wide.jobWall[0] = std::chrono::steady_clock::now() - start;
     wide.jobPackets[0] = translated;
   }
@@ -448,6 +466,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     uint32_t handleValue;
     std::memcpy(&handleValue, requests.payload(offset), sizeof handleValue);
     live_.onDestroy(type, handleValue);
+    if (merger_ && type == CommandType::DestroyPipeline) merger_->onDestroyPipeline(handleValue);
     resources_.recycle(type, handleValue);
   }
 
@@ -459,6 +478,18 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   timing.jobs = jobs;
   timing.jobWall = wide.jobWall;
   timing.jobPackets = wide.jobPackets;
+  timing.drawsSubmitted = draws;
+  if (merger_ && translatedView != &view) {
+    timing.drawsRecorded = draws + merger_->stats().drawsRemoved();
+    timing.mergedRuns = merger_->stats().runs;
+  } else {
+    timing.drawsRecorded = draws;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    stats_.drawsRecorded += timing.drawsRecorded;
+    stats_.drawsSubmitted += timing.drawsSubmitted;
+  }
   for (FrameObserver* observer : frame.observers) observer->onFrameEnd(timing);
 
   // The streams may be recorded into again unless an observer leased them: the Vulkan device copied
@@ -467,7 +498,8 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   return translated;
 }
 
-uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing) {
+uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing,
+                                 uint64_t& draws) {
   clock.enter(FramePhase::Sweep);
   const std::span<const TranslationJob> plan = planner_->plan(view, jobs, pool_.get(), [this](uint32_t slot) {
     return slot < computePipelines_.size() && computePipelines_[slot] != 0;
@@ -475,6 +507,7 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
   device_.beginJobs(jobs);
   clock.enter(FramePhase::Translate);
   std::array<uint64_t, kMaxRenderWorkers> packets{};
+  std::array<uint64_t, kMaxRenderWorkers> jobDraws{};
   // Jobs outnumber threads (kJobsPerThread): each thread takes the next job in sort order until none is
   // left, so a thread whose packets cost more (the same packet count can take 3x as long in another part
   // of the frame: other pipelines, descriptor pushes) simply takes fewer jobs.
@@ -491,7 +524,7 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
                           });
       }
       device_.startJobRange();
-      packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX);
+      packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX, jobDraws[j]);
       device_.leaveJob();
       timing.jobWall[j] = std::chrono::steady_clock::now() - start;
       timing.jobPackets[j] = packets[j];
@@ -501,11 +534,15 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
   });
   device_.endJobs();
   uint64_t total = 0;
-  for (uint32_t j = 0; j < jobs; ++j) total += packets[j];
+  for (uint32_t j = 0; j < jobs; ++j) {
+    total += packets[j];
+    draws += jobDraws[j];
+  }
   return total;
 }
 
-uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets) {
+uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,
+                             uint64_t& draws) {
   // Sorted order jumps around the packet arenas (keys are sorted, packets lie in recording order), so
   // every chain head is a cache miss that the hardware prefetcher cannot foresee: without a driver
   // (BM_TranslateStress, 100k stress keys) that was ~9x the cost of the same walk in recording order.
@@ -514,6 +551,7 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
   const SortEntry* sorted = view.sorted.data();
   const size_t total = end;
   uint64_t count = 0;
+  uint64_t drawPackets = 0;
   for (size_t i = first; i < total; ++i) {
     if (count >= stopAfterPackets) break;
     // Written out here, not in a lambda: GCC 12 deems a function whose only effect is a prefetch pure and
@@ -535,12 +573,15 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
       const PacketHeader& h = stream.header(offset);
       const uint32_t body = detail::resolveShared(stream, offset, h);
       const PacketHeader& bh = stream.header(body);
-      dispatchPacket(device_, static_cast<CommandType>(bh.type), stream.payload(body),
+      const auto type = static_cast<CommandType>(bh.type);
+      dispatchPacket(device_, type, stream.payload(body),
                      PacketContext{stream.aux(bh), detail::tagOf(stream, h)});
+      drawPackets += type < CommandType::Count && semanticsOf(type).category == CommandCategory::Draw;
       ++count;
       offset = h.next;
     }
   }
+  draws += drawPackets;
   return count;
 }
 

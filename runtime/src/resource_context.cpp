@@ -80,6 +80,9 @@ ShaderHandle ResourceContext::createShader(const ShaderDesc& desc, std::span<con
 PipelineHandle ResourceContext::createPipeline(const PipelineDesc& desc) {
   return create(&cmd::CreatePipeline::pipeline, desc, {});
 }
+PipelineHandle ResourceContext::createPipeline(const PipelineDesc& desc, const PipelineInstancing& instancing) {
+  return create(&cmd::CreatePipeline::pipeline, desc, std::as_bytes(std::span(&instancing, 1)));
+}
 RenderTargetHandle ResourceContext::createRenderTarget(const RenderTargetDesc& desc) {
   return create(&cmd::CreateRenderTarget::target, desc, {});
 }

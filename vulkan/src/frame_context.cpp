@@ -3,7 +3,9 @@
 namespace reel::vk {
 
 FrameContext::FrameContext(const DeviceFns& fns, MemoryAllocator& allocator, uint32_t queueFamily)
-    : upload(fns, allocator, MemoryDomain::HostUpload, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, 1u << 20),
+    // Storage too: a merged draw's per-instance constants are read from here (translate.cpp).
+    : upload(fns, allocator, MemoryDomain::HostUpload,
+             VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 1u << 20),
       readback(fns, allocator, MemoryDomain::HostReadback, VK_BUFFER_USAGE_TRANSFER_DST_BIT, 1u << 20),
       fns_(fns),
       queueFamily_(queueFamily) {}

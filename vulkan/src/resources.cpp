@@ -428,7 +428,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateShader& p, const PacketContext& 
   shaders_.insert(p.shader, std::move(shader));
 }
 
-void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext&) {
+void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext& c) {
   REEL_REQUEST();
   const std::string what = resourceName(p, p.pipeline);
   if (p.pipeline.isNull() || pipelineRecords_.find(p.pipeline)) {
@@ -465,6 +465,50 @@ void VulkanDeviceImpl::execute(const cmd::CreatePipeline& p, const PacketContext
   pipeline->object = std::move(*object);
   pipeline->bindings = bindings;
   pipeline->settles = bindings | (d.attributeCount > 0 ? vk::Pipeline::kSettlesVertices : 0);
+  // Instance merging's opt-in (PipelineInstancing, the request's auxiliary data): the same pipeline with
+  // the instanced shaders. Shorter data is an opt-in this build does not know: the pipeline stays unmerged.
+  if (c.aux.size() >= sizeof(PipelineInstancing) && !compute) {
+    PipelineInstancing in;
+    std::memcpy(&in, c.aux.data(), sizeof in);
+    if (in.constantBytes != 0) {
+      if (in.constantOffset % 4 != 0 || in.constantBytes % 4 != 0 ||
+          uint64_t{in.constantOffset} + in.constantBytes > d.pushConstantBytes ||
+          in.bufferSlot >= vk::binding::kStorageSlots) {
+        return reportError(what +
+                           ": its instancing's constant range passes desc.pushConstantBytes, or its "
+                           "bufferSlot is over 3");
+      }
+      PipelineDesc variant = d;
+      variant.vertexShader = in.vertexShader;
+      if (!in.fragmentShader.isNull()) variant.fragmentShader = in.fragmentShader;
+      vk::ShaderRef variantRefs[2];
+      uint32_t variantBindings = 0;
+      const ShaderHandle variantHandles[2] = {variant.vertexShader, variant.fragmentShader};
+      const char* variantFields[2] = {"instancing.vertexShader", "instancing.fragmentShader"};
+      for (int i = 0; i < 2; ++i) {
+        if (variantHandles[i].isNull()) continue;
+        auto* shader = shaders_.find(variantHandles[i]);
+        if (!shader || (*shader)->desc.stage != stages[i]) {
+          return reportError(what + ": " + variantFields[i] + " names " + formatHandle(variantHandles[i]) +
+                             ", which is not a live " + (i == 0 ? "vertex" : "fragment") + " shader");
+        }
+        variantRefs[i] = {(*shader)->module.get(), (*shader)->serial};
+        variantBindings |= (*shader)->bindings;
+      }
+      // The merged draw binds the instance buffer itself; everything else must be what the pipeline
+      // reads already, so that a draw's checks and barriers (settles) hold for both variants.
+      const uint32_t instanceBit = 1u << (vk::binding::kStorageBase + in.bufferSlot);
+      if ((variantBindings & ~instanceBit & ~bindings) != 0) {
+        return reportError(what +
+                           ": its instanced shaders read bindings beside the instance buffer that "
+                           "its own shaders do not");
+      }
+      auto variantObject = pipelines_->create(variant, variantRefs[0], variantRefs[1], {});
+      if (!variantObject) return reportError(what + ": instanced variant: " + variantObject.error().message);
+      pipeline->instanced = std::move(*variantObject);
+      pipeline->instancing = in;
+    }
+  }
   pipelineRecords_.insert(p.pipeline, std::move(pipeline));
 }
 

@@ -82,6 +82,10 @@ struct Pipeline final : Retired {
   // What a draw with it settles (barriers.h): `bindings`, plus kSettlesVertices when it reads vertex
   // buffers. A pipeline change that settles nothing new needs no new check of the bound resources.
   uint32_t settles = 0;
+  // Instance merging (PipelineInstancing): the variant with the instanced shaders, which a DrawInstanced
+  // or DrawIndexedInstanced carrying per-instance constants binds; null when the pipeline does not opt in.
+  std::shared_ptr<const PipelineObject> instanced;
+  PipelineInstancing instancing{};
   VkPipeline get() const { return object->pipeline.get(); }
   bool compute() const { return object->compute; }
   const PipelineDesc& desc() const { return object->desc; }

@@ -557,7 +557,8 @@ bool VulkanDeviceImpl::settleBound(Recorder& r, bool graphics, CommandType comma
   return true;
 }
 
-bool VulkanDeviceImpl::prepareDraw(Recorder& r, CommandType command, const PacketContext& context) {
+bool VulkanDeviceImpl::prepareDraw(Recorder& r, CommandType command, const PacketContext& context,
+                                   bool instanced) {
   if (!r.pass.open) {
     reportPacket(command, context, "a draw outside a render pass");
     return false;
@@ -607,9 +608,10 @@ bool VulkanDeviceImpl::prepareDraw(Recorder& r, CommandType command, const Packe
   // Apply what changed since the last draw; each against what this command buffer recorded last.
   if (r.dirty & (kDirtyGraphicsPipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport | kDirtyScissor)) {
     if (r.dirty & kDirtyGraphicsPipeline) {
-      if (r.recorded.graphics != pipeline->get()) {
-        fns_->t.vkCmdBindPipeline(r.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline->get());
-        r.recorded.graphics = pipeline->get();
+      const VkPipeline wanted = instanced ? pipeline->instanced->pipeline.get() : pipeline->get();
+      if (r.recorded.graphics != wanted) {
+        fns_->t.vkCmdBindPipeline(r.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, wanted);
+        r.recorded.graphics = wanted;
         ++r.stats->pipelineBinds;
       } else {
         ++r.stats->redundantBindsSkipped;
@@ -668,9 +670,73 @@ void VulkanDeviceImpl::execute(const cmd::Draw& p, const PacketContext& c) {
   fns_->t.vkCmdDraw(r.cmd, p.vertexCount, 1, p.firstVertex, 0);
 }
 
+bool VulkanDeviceImpl::bindInstanceData(Recorder& r, CommandType command, uint32_t instanceCount,
+                                        const PacketContext& c) {
+  const vk::Pipeline* pipeline = r.bound.graphics;
+  if (!pipeline || !pipeline->instanced) {
+    reportPacket(command, c, "per-instance constants, but the bound pipeline does not opt in to instancing");
+    return false;
+  }
+  const PipelineInstancing& in = pipeline->instancing;
+  if (c.aux.size() != uint64_t{instanceCount} * in.constantBytes ||
+      c.aux.size() > limits_.maxStorageBufferRange) {
+    reportPacket(command, c,
+                 "per-instance constants of " + std::to_string(c.aux.size()) +
+                     " bytes, not instanceCount x " + std::to_string(in.constantBytes) +
+                     " (or over maxStorageBufferRange)");
+    return false;
+  }
+  // The frame's upload arena, as UpdateBuffer's staging: host-visible, recycled when the frame's fence
+  // has signalled, so the GPU reads it before anything overwrites it. Host writes before the submit need
+  // no barrier.
+  vk::LinearArena::Slice slice;
+  {
+    std::unique_lock lock(uploadMutex_, std::defer_lock);
+    if (r.job) lock.lock();  // jobs share the frame context's arena
+    auto allocated = ctx_->upload.allocate(c.aux.size(), limits_.minStorageBufferOffsetAlignment);
+    if (!allocated) {
+      reportPacket(command, c, allocated.error().message);
+      return false;
+    }
+    slice = *allocated;
+    std::memcpy(slice.data, c.aux.data(), c.aux.size());
+    allocator_->flush(*slice.memory, slice.offset, c.aux.size());
+  }
+  const uint32_t b = binding::kStorageBase + in.bufferSlot;
+  const VkDescriptorBufferInfo info{slice.buffer, slice.offset, c.aux.size()};
+  auto write = vk::make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
+  write.dstBinding = b;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  write.pBufferInfo = &info;
+  fns_->t.vkCmdPushDescriptorSetKHR(r.cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelines_->layout(), 0, 1,
+                                    &write);
+  ++r.stats->descriptorPushes;
+  // The app's own binding at that slot (if any) is pushed again before a draw that reads it.
+  r.descriptorDirty[0] |= 1u << b;
+  return true;
+}
+
 void VulkanDeviceImpl::execute(const cmd::DrawInstanced& p, const PacketContext& c) {
   Recorder& r = rec();
-  if (!beginSorted(r) || !prepareDraw(r, CommandType::DrawInstanced, c)) return;
+  if (!beginSorted(r)) return;
+  if (!c.aux.empty()) {
+    // A merged draw (instance merging): the instanced variant reads entry gl_InstanceIndex of the
+    // constants, so they start at instance 0.
+    if (p.firstInstance != 0)
+      return reportPacket(CommandType::DrawInstanced, c, "per-instance constants need firstInstance 0");
+    if (!r.bound.graphics || !r.bound.graphics->instanced) {
+      bindInstanceData(r, CommandType::DrawInstanced, p.instanceCount, c);  // reports why
+      return;
+    }
+    r.dirty |= kDirtyGraphicsPipeline;
+    const bool ok = prepareDraw(r, CommandType::DrawInstanced, c, true) &&
+                    bindInstanceData(r, CommandType::DrawInstanced, p.instanceCount, c);
+    r.dirty |= kDirtyGraphicsPipeline;  // the next draw binds the pipeline's own variant again
+    if (ok) fns_->t.vkCmdDraw(r.cmd, p.vertexCount, p.instanceCount, p.firstVertex, 0);
+    return;
+  }
+  if (!prepareDraw(r, CommandType::DrawInstanced, c)) return;
   fns_->t.vkCmdDraw(r.cmd, p.vertexCount, p.instanceCount, p.firstVertex, p.firstInstance);
 }
 
@@ -699,6 +765,23 @@ void VulkanDeviceImpl::execute(const cmd::DrawIndexedInstanced& p, const PacketC
   if (!indicesFit(r.bound.index, r.bound.indexOffset, r.bound.indexType, p.firstIndex, p.indexCount)) {
     return reportPacket(CommandType::DrawIndexedInstanced, c,
                         "no index buffer bound, or the indices pass its end");
+  }
+  if (!c.aux.empty()) {
+    // A merged draw, as DrawInstanced's.
+    if (p.firstInstance != 0) {
+      return reportPacket(CommandType::DrawIndexedInstanced, c,
+                          "per-instance constants need firstInstance 0");
+    }
+    if (!r.bound.graphics || !r.bound.graphics->instanced) {
+      bindInstanceData(r, CommandType::DrawIndexedInstanced, p.instanceCount, c);  // reports why
+      return;
+    }
+    r.dirty |= kDirtyGraphicsPipeline;
+    const bool ok = prepareDraw(r, CommandType::DrawIndexedInstanced, c, true) &&
+                    bindInstanceData(r, CommandType::DrawIndexedInstanced, p.instanceCount, c);
+    r.dirty |= kDirtyGraphicsPipeline;
+    if (ok) fns_->t.vkCmdDrawIndexed(r.cmd, p.indexCount, p.instanceCount, p.firstIndex, p.vertexOffset, 0);
+    return;
   }
   if (!prepareDraw(r, CommandType::DrawIndexedInstanced, c)) return;
   fns_->t.vkCmdDrawIndexed(r.cmd, p.indexCount, p.instanceCount, p.firstIndex, p.vertexOffset,

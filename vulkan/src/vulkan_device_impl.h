@@ -152,7 +152,12 @@ class VulkanDeviceImpl final : public VulkanDevice {
   T* lookup(vk::ResourceTableOf<K, T>& table, Handle<K> handle, CommandType command, const char* field,
             const PacketContext& context);
   void reportPacket(CommandType command, const PacketContext& context, const std::string& message);
-  bool prepareDraw(Recorder& r, CommandType command, const PacketContext& context);
+  // `instanced`: a merged draw (instance merging), through the bound pipeline's instanced variant.
+  bool prepareDraw(Recorder& r, CommandType command, const PacketContext& context, bool instanced = false);
+  // A merged draw's per-instance constants (the packet's auxiliary data) into the frame's upload arena,
+  // bound at the pipeline's instance slot; false (reported) when the pipeline does not opt in or the
+  // data does not fit.
+  bool bindInstanceData(Recorder& r, CommandType command, uint32_t instanceCount, const PacketContext& context);
   bool prepareDispatch(Recorder& r, const PacketContext& context);
   bool settleBound(Recorder& r, bool graphics, CommandType command, const PacketContext& context);
   bool ensureRendering(Recorder& r);

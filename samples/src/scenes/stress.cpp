@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "reel/samples/spirv.h"
 #include "scene_util.h"
 
 namespace reel::samples {
@@ -20,8 +21,20 @@ void StressScene::create(const SceneSetup& setup, const View& view) {
   view_.label = "stress";
   count_ = setup.draws ? setup.draws : 100000;
   auto& r = setup.resources;
+  // Every pipeline opts in to instance merging: a sprite's 48 bytes of push constants become an entry
+  // of the storage buffer at slot 0, read by the instanced pair of shaders.
+  instancedVert_ =
+      r.createShader({.stage = ShaderStage::Vertex}, std::as_bytes(std::span(spirv::sprite_instanced_vert)));
+  instancedFrag_ = r.createShader({.stage = ShaderStage::Fragment},
+                                  std::as_bytes(std::span(spirv::sprite_instanced_frag)));
+  const PipelineInstancing instancing{.vertexShader = instancedVert_,
+                                      .fragmentShader = instancedFrag_,
+                                      .constantOffset = 0,
+                                      .constantBytes = sizeof(SpritePush),
+                                      .bufferSlot = 0};
   for (uint32_t p = 0; p < kPipelines; ++p) {
-    pipelines_[p] = r.createPipeline(setup.assets.spriteDesc(kBlend[p], true, kColorFormat, kDepthFormat));
+    pipelines_[p] =
+        r.createPipeline(setup.assets.spriteDesc(kBlend[p], true, kColorFormat, kDepthFormat), instancing);
   }
   const TextureId variants[3] = {TextureId::Rings, TextureId::Checker, TextureId::Noise};
   for (uint32_t v = 0; v < 3; ++v) {
@@ -39,6 +52,8 @@ void StressScene::create(const SceneSetup& setup, const View& view) {
 void StressScene::destroy(ResourceContext& resources) {
   for (PipelineHandle p : pipelines_) resources.destroy(p);
   for (TextureHandle t : own_) resources.destroy(t);
+  resources.destroy(instancedVert_);
+  resources.destroy(instancedFrag_);
 }
 
 StressDraw StressScene::draw(uint32_t i, float time) const {

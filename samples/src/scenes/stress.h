@@ -43,6 +43,7 @@ class StressScene final : public Scene {
   PipelineHandle pipelines_[kPipelines];
   TextureHandle textures_[kTextures];
   TextureHandle own_[3];
+  ShaderHandle instancedVert_, instancedFrag_;  // the pipelines' instanced shaders (instance merging)
 };
 
 }  // namespace reel::samples

@@ -14,7 +14,7 @@ enum class FramePhase : uint8_t {
   Begin,      // Device::beginFrame: recycling a frame context, which may wait for the GPU
   Requests,   // applying the frame's create and write requests
   Merge,      // gathering every bucket's keys
-  Sort,       // the radix sort, material binders' passes, the order hash
+  Sort,       // the radix sort, material binders' passes, the order hash, instance merging
   Observers,  // onFrameStart and onFrame of every observer
   Sweep,      // wide frames: the sweep that fixes each job's start (segments on the workers, combined here)
   Translate,  // the sorted packets through the device (wide frames: the jobs the render thread took)
@@ -29,6 +29,11 @@ const char* framePhaseName(FramePhase phase);      // "begin", "requests", ...
 struct FrameTiming {
   uint64_t frame = 0;
   uint64_t packets = 0;  // sorted packets translated
+  // Draw packets of the frame as recorded, and draws that reached the device after instance merging
+  // (renderer.h); `mergedRuns` of the recorded draws became one instanced draw each.
+  uint64_t drawsRecorded = 0;
+  uint64_t drawsSubmitted = 0;
+  uint64_t mergedRuns = 0;
   // Per phase, wall time (steady clock) and the render thread's CPU time. CPU time is not inflated when
   // the thread is descheduled on a busy machine; wall minus CPU is time spent waiting (for the GPU in
   // Begin, say).

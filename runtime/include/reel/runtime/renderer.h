@@ -52,6 +52,11 @@ struct RendererConfig {
   // hardware's threads. A frame of fewer than 2 x kMinJobKeys keys, or one kicked with stopAfterPackets,
   // stays on the render thread. The images never depend on it.
   uint32_t workers = 0;
+  // Instance merging (docs/instance-merging.md): runs of sorted draws of a pipeline that opts in
+  // (PipelineInstancing) and differ only in their per-draw constants become one instanced draw. Off
+  // when REEL_MERGE_INSTANCES=0. Never in a frame kicked with stopAfterPackets. The images never depend
+  // on it.
+  bool mergeInstances = true;
 };
 
 // Per-frame choices made at kick().
@@ -68,6 +73,8 @@ struct RendererStats {
   uint64_t kicksBlockedNow = 0;  // kicks blocked at this moment (0 or 1: one kick thread)
   uint64_t packetsTranslated = 0;
   uint64_t leaseWaits = 0;  // frame ends that waited for observers to end leases (FrameLease's bound)
+  uint64_t drawsRecorded = 0;   // draw packets of the frames as recorded
+  uint64_t drawsSubmitted = 0;  // draws that reached the device, after instance merging
 };
 
 class Renderer;
@@ -113,6 +120,7 @@ class PhaseClock;  // renderer.cpp: times the render thread's phases
 class WorkerPool;  // worker_pool.h: the render workers
 class JobPlanner;  // translation_jobs.h: job ranges and the state each starts from
 class RadixSorter;  // radix_sort.h: the frame's sort, parallel when large
+class InstanceMerger;  // instance_merge.h: runs of draws folded into instanced draws
 
 class Renderer {
  public:
@@ -203,9 +211,12 @@ class Renderer {
   void renderLoop();
   uint64_t processFrame(PendingFrame& frame);  // returns the packets translated
   // Translates the sorted keys [first, end) on the calling thread, at most stopAfterPackets packets.
-  uint64_t translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets);
+  // Adds the draw packets among them to `draws`.
+  uint64_t translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,
+                     uint64_t& draws);
   // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.
-  uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing);
+  uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing,
+                         uint64_t& draws);
 
   Device& device_;
   RendererConfig config_;
@@ -241,6 +252,7 @@ class Renderer {
   std::unique_ptr<JobPlanner> planner_;
   std::unique_ptr<RadixSorter> sorter_;    // on pool_ for large frames
   std::vector<uint8_t> computePipelines_;  // per pipeline handle slot: binds to the compute bind point
+  std::unique_ptr<InstanceMerger> merger_;  // null when merging is off
 
   std::thread thread_;  // last: starts after everything above exists
 };

@@ -68,6 +68,9 @@ class ResourceContext {
   SamplerHandle createSampler(const SamplerDesc& desc);
   ShaderHandle createShader(const ShaderDesc& desc, std::span<const std::byte> spirv);
   PipelineHandle createPipeline(const PipelineDesc& desc);
+  // A graphics pipeline that opts in to instance merging (PipelineInstancing, descriptors.inc): the opt-in
+  // travels as the request's auxiliary data.
+  PipelineHandle createPipeline(const PipelineDesc& desc, const PipelineInstancing& instancing);
   RenderTargetHandle createRenderTarget(const RenderTargetDesc& desc);
 
   // Return false (and record nothing) for a handle that is not live.
