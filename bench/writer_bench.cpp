@@ -7,18 +7,27 @@
 //   reel_writer_bench ratio TRACE        the trace replayed on the null device and captured again, with
 //                                        and without frame prediction and at 1..16 frames a chunk (what a
 //                                        time limit on chunks costs: 0.25 s holds 15 frames at 60 frames/s)
+//   reel_writer_bench breakdown TRACE    where a capture's time goes, per frame, the trace replayed on the
+//                                        null device: the render thread's own cost (the capture's observer
+//                                        calls, waits apart), and, on one thread, the stages of the writer:
+//                                        encoding the frame message, appending it to the open chunk, and
+//                                        compressing the chunks (thread CPU time; medians of 3 passes)
 //
 // One JSON object a line. The encoder (MessageEncoder) is not in the throughput: the messages come
 // built; its cost is the capture's writer thread (CaptureStats::writerCpuNs), in the ratio lines.
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "reel/capture/capture.h"
 #include "reel/replay/session.h"
+#include "reel/runtime/frame.h"
 #include "reel/schema/compression.h"
 #include "reel/trace/reader.h"
 #include "reel/trace/writer.h"
@@ -172,15 +181,167 @@ int ratio(const std::string& path) {
   return 0;
 }
 
+uint64_t threadCpuNs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// The writer's stages, each timed on the render thread inside the observer call (so that the frame's
+// streams are read while the render thread holds them, as a lease would let the writer): encoding
+// (MessageEncoder::frame), appending to the open chunk, and frameDone, which compresses and writes a chunk
+// when it closes (no compression threads: on this thread, so its time counts here).
+struct StageTimer final : reel::FrameObserver {
+  reel::trace::MessageEncoder encoder;
+  std::optional<reel::trace::TraceFileWriter> file;
+  std::vector<reel::trace::BucketSource> buckets;
+  uint64_t frames = 0, encodeNs = 0, appendNs = 0, compressNs = 0, messageBytes = 0, packetBytes = 0;
+  std::string error;
+
+  void onFrame(const reel::FrameView& view) override {
+    if (!error.empty()) return;
+    buckets.clear();
+    for (size_t i = 0; i < view.buckets.size(); ++i) {
+      const reel::FrameBucketView& b = view.buckets[i];
+      buckets.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
+    }
+    reel::trace::FrameSource source{view.frame, view.sortedOrderHash, view.requests, buckets};
+    source.predict = file->chunkFrames() > 0;
+    reel::trace::FrameCounts counts;
+    const uint64_t t0 = threadCpuNs();
+    auto message = encoder.frame(source, counts);
+    const uint64_t t1 = threadCpuNs();
+    if (!message) {
+      error = message.error().message;
+      return;
+    }
+    auto appended = file->append(*message, reel::trace::MessageKind::Frame, view.frame);
+    const uint64_t t2 = threadCpuNs();
+    if (appended) appended = file->frameDone();
+    const uint64_t t3 = threadCpuNs();
+    if (!appended) error = appended.error().message;
+    encodeNs += t1 - t0;
+    appendNs += t2 - t1;
+    compressNs += t3 - t2;
+    messageBytes += message->size();
+    packetBytes += counts.packetBytes;
+    ++frames;
+  }
+};
+
+// The capture's own calls on the render thread: opening() is added before the capture and closing()
+// after it, and a frame calls its observers in the order they were added.
+struct ObserverClock {
+  struct Mark final : reel::FrameObserver {
+    Mark(ObserverClock& c, bool close) : clock(c), closing(close) {}
+    void onFrameStart(const reel::FrameStart&) override { at(); }
+    void onFrame(const reel::FrameView&) override { at(); }
+    void at() {
+      if (!closing) {
+        clock.cpuMark = threadCpuNs();
+        clock.wallMark = Clock::now();
+        return;
+      }
+      clock.cpuNs += threadCpuNs() - clock.cpuMark;
+      clock.wallNs += static_cast<uint64_t>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - clock.wallMark).count());
+    }
+    ObserverClock& clock;
+    bool closing;
+  };
+  Mark opening{*this, false}, closing{*this, true};
+  uint64_t cpuMark = 0, cpuNs = 0, wallNs = 0;
+  Clock::time_point wallMark{};
+};
+
+int breakdown(const std::string& path) {
+  auto source = reel::trace::TraceReader::open(path);
+  if (!source) return fail(source.error().message);
+  const size_t frameCount = source->frameCount();
+  const std::string out = path + ".breakdown";
+  std::vector<double> encode, append, compress, observerCpu, observerWall, waitMs, writerCpu;
+  double messageMB = 0, packetMB = 0;
+  uint64_t waits = 0;
+  for (int pass = 0; pass < 3; ++pass) {
+    // The writer's stages, one thread.
+    {
+      auto session = reel::replay::ReplaySession::open(path, {.device = "null"});
+      if (!session) return fail(session.error().message);
+      reel::trace::CompressionSettings settings;
+      settings.threads = 0;      // compression on the thread that closes the chunk: timed in frameDone
+      settings.chunkMillis = 0;  // chunks by size and frame count: the same chunks every pass
+      auto file = reel::trace::TraceFileWriter::create(out, settings);
+      if (!file) return fail(file.error().message);
+      StageTimer timer;
+      timer.file.emplace(std::move(file.value()));
+      const reel::ObserverRegistration registration = (*session)->renderer().addObserver(timer);
+      for (size_t i = 0; i < frameCount; ++i) {
+        if (auto ok = (*session)->replayFrame(i); !ok) return fail(ok.error().message);
+      }
+      (*session)->renderer().flushAndWait();
+      if (!timer.error.empty()) return fail(timer.error);
+      const uint64_t before = threadCpuNs();
+      if (auto ok = timer.file->finish(); !ok) return fail(ok.error().message);
+      timer.compressNs += threadCpuNs() - before;  // the last chunk
+      const double n = double(timer.frames);
+      encode.push_back(double(timer.encodeNs) / 1e6 / n);
+      append.push_back(double(timer.appendNs) / 1e6 / n);
+      compress.push_back(double(timer.compressNs) / 1e6 / n);
+      messageMB = double(timer.messageBytes) / 1e6 / n;
+      packetMB = double(timer.packetBytes) / 1e6 / n;
+    }
+    // The capture itself, frames replayed as fast as the null device takes them: the render thread's
+    // calls into it, and the writer thread's CPU.
+    {
+      auto session = reel::replay::ReplaySession::open(path, {.device = "null"});
+      if (!session) return fail(session.error().message);
+      ObserverClock clock;
+      reel::ObserverRegistration opening = (*session)->renderer().addObserver(clock.opening);
+      reel::capture::CaptureOptions options;
+      options.path = out;
+      options.handleSignals = false;
+      options.keyFrames.everyMillis = 0;
+      auto capture = reel::capture::Capture::start((*session)->renderer(), options);
+      if (!capture) return fail(capture.error().message);
+      reel::ObserverRegistration closing = (*session)->renderer().addObserver(clock.closing);
+      for (size_t i = 0; i < frameCount; ++i) {
+        if (auto ok = (*session)->replayFrame(i); !ok) return fail(ok.error().message);
+      }
+      (*session)->renderer().flushAndWait();
+      closing.reset();
+      opening.reset();
+      if (auto ok = (*capture)->finish(); !ok) return fail(ok.error().message);
+      const reel::capture::CaptureStats stats = (*capture)->stats();
+      const double n = double(stats.framesWritten);
+      observerWall.push_back(double(clock.wallNs - stats.renderWaitNs) / 1e3 / n);
+      observerCpu.push_back(double(clock.cpuNs) / 1e3 / n);
+      waitMs.push_back(double(stats.renderWaitNs) / 1e6 / n);
+      writerCpu.push_back(double(stats.writerCpuNs) / 1e6 / n);
+      waits += stats.renderWaits;
+    }
+  }
+  std::remove(out.c_str());
+  std::printf(
+      "{\"bench\":\"breakdown\",\"trace\":\"%s\",\"frames\":%zu,\"packet_MB_per_frame\":%.3f,"
+      "\"message_MB_per_frame\":%.3f,\"encode_ms\":%.3f,\"append_ms\":%.3f,\"compress_ms_one_thread\":%.3f,"
+      "\"observer_cpu_us\":%.2f,\"observer_wall_us_without_waits\":%.2f,\"render_wait_ms\":%.3f,"
+      "\"render_waits_3_passes\":%llu,\"writer_thread_cpu_ms\":%.3f}\n",
+      path.c_str(), frameCount, packetMB, messageMB, median(encode), median(append), median(compress),
+      median(observerCpu), median(observerWall), median(waitMs), static_cast<unsigned long long>(waits),
+      median(writerCpu));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s throughput|ratio TRACE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s throughput|ratio|breakdown TRACE\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
   if (mode == "throughput") return throughput(argv[2]);
   if (mode == "ratio") return ratio(argv[2]);
+  if (mode == "breakdown") return breakdown(argv[2]);
   return fail("unknown mode '" + mode + "'");
 }

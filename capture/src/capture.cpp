@@ -17,6 +17,7 @@
 
 #include "frame_ticket.h"
 #include "reel/runtime/cpu_time.h"
+#include "reel/trace/frame_encoding.h"
 #include "reel/trace/writer.h"
 #include "shutdown.h"
 
@@ -52,6 +53,16 @@ void commandLine(std::string& name, std::vector<std::string>& args) {
   args.assign(parts.begin() + 1, parts.end());
 }
 
+// What a snapshot's messages take, bounded from above (the chunk plan counts them).
+uint64_t snapshotBytes(const Snapshot& snapshot) {
+  uint64_t bytes = 0;
+  for (const SnapshotResource& r : snapshot.resources) {
+    bytes += r.create.size() + r.code.size() + r.readbackError.size() + 128;
+    for (const auto& c : r.contents) bytes += c.bytes.size() + 32;
+  }
+  return bytes;
+}
+
 }  // namespace
 
 struct Capture::State {
@@ -65,14 +76,18 @@ struct Capture::State {
   std::atomic<bool> closed{false};                // no frame is taken any more
 
   std::mutex mutex;
-  std::condition_variable workReady;   // the writer waits for work
-  std::condition_variable spaceFreed;  // the render thread waits for a free ring slot
+  std::condition_variable workReady;   // the writer waits for work (a frame encoded, a snapshot, the end)
+  std::condition_variable spaceFreed;  // the render thread waits for a free ticket
+  std::condition_variable claimable;   // encode threads wait for a frame to take
+  std::condition_variable planned;     // encode threads wait for the frame before theirs to be planned
   std::condition_variable done;        // finish() and shutdown wait for the writer to end
-  std::array<FrameTicket, kMaxObserverRetainedFrames> ring;
-  uint32_t ringHead = 0;
-  uint32_t ringCount = 0;
-  // WhenBehind::DropFrames: frames left out while the ring was full, in frame order. The writer takes
-  // whichever of the ring's head and this one's comes first.
+  // Frames the render thread handed over with their streams leased: at most kMaxObserverRetainedFrames
+  // (the renderer's bound on leased frames). A ticket is free again once its frame is gathered.
+  std::array<FrameTicket, kMaxObserverRetainedFrames> tickets;
+  std::vector<uint32_t> freeTickets;
+  std::deque<uint32_t> queued;  // tickets handed over and not yet taken by an encoder, in frame order
+  // WhenBehind::DropFrames: frames left out while every ticket was taken, in frame order. Encoders take
+  // whichever of queued's front and this one's comes first.
   std::deque<DroppedFrame> dropped;
   std::unique_ptr<Snapshot> snapshot;
   // Key frames taken by the render thread, in frame order; each is written right before its frame.
@@ -84,19 +99,72 @@ struct Capture::State {
   CaptureStats stats;
   std::thread writer;
 
+  // ---- frames between the renderer and the file ----
+  // A frame's columns, gathered out of its streams; `users` counts the jobs (and the planner) that read
+  // it: its own job, the one or two after it that predict from it. Under the mutex.
+  struct Gathered {
+    trace::GatheredFrame frame;
+    uint32_t users = 0;
+  };
+  // One frame on its way: taken (in frame order), gathered, planned (in frame order), encoded (any
+  // order, on any encode thread), then appended by the writer thread (in frame order).
+  struct Job {
+    uint64_t seq = 0;  // the order taken: frame order
+    uint64_t frame = 0;
+    uint32_t ticket = UINT32_MAX;  // the leased frame it gathers from (none for a dropped frame)
+    DroppedFrame droppedFrame;     // a dropped frame's requests and markers
+    std::vector<std::string> markers;
+    Gathered* gathered = nullptr;
+    Gathered* previous = nullptr;        // the frame before, when the planned chunk holds it
+    Gathered* beforePrevious = nullptr;  // the one before that, likewise
+    trace::FrameEncoder* encoder = nullptr;
+    bool chunkStart = false;  // the plan: this frame's messages open a chunk
+    bool encoded = false;
+    bool abandoned = false;      // the writer stopped first
+    bool reencoded = false;      // the plan guessed its chunk wrong: encoded again by the writer thread
+    uint64_t reservedBytes = 0;  // counted in bytesInFlight
+    std::string error;
+  };
+  std::deque<std::unique_ptr<Job>> jobs;  // taken and not yet appended, in frame order
+  std::vector<std::unique_ptr<Gathered>> gatheredPool;
+  std::vector<Gathered*> spareGathered;
+  std::vector<std::unique_ptr<trace::FrameEncoder>> encoderPool;
+  std::vector<trace::FrameEncoder*> spareEncoders;
+  std::vector<std::thread> encodeThreads;
+  uint64_t jobsTaken = 0;
+  uint64_t jobsPlanned = 0;
+  uint64_t bytesInFlight = 0;  // gathered bytes of the jobs not yet appended
+  bool stopEncoding = false;
+  uint32_t encodeThreadCount = 0;
+  uint64_t startBytes = 0;  // the capture start's snapshot (snapshotBytes)
+  // The planner (in frame order, under the mutex): the chunks the writer will make, guessed before the
+  // messages exist so that frames can predict from the frames before them while those still encode.
+  // The writer closes a chunk where the plan starts one; where the file closed one the plan did not see
+  // (its time limit while no frame came), the writer encodes that frame again without prediction.
+  struct Plan {
+    uint32_t frames = 0;  // frames in the planned chunk
+    uint64_t bytes = 0;   // its messages' bytes, bounded from above
+    std::chrono::steady_clock::time_point openedAt{};
+    Gathered* last[2] = {nullptr, nullptr};  // the frames just planned, newest first
+    std::vector<uint64_t> lastEpoch;         // per bucket index (trace::markRetained)
+  } plan;
+
   void writerLoop();
-  Result<void> writeFrame(trace::MessageEncoder& builder, FrameTicket& ticket);
-  Result<void> writeDropped(trace::MessageEncoder& builder, DroppedFrame& frame);
-  Result<void> writeMarkersAndKeyTypes(trace::MessageEncoder& builder, const FrameTicket* ticket,
-                                       uint64_t frame, const std::vector<std::string>& texts);
-  Result<void> appendFrame(trace::MessageEncoder& builder, const trace::FrameSource& source,
-                           trace::FrameCounts& counts, const std::function<void()>& release);
+  void encodeLoop();
+  bool canTake() const;
+  Job& take();
+  void runJob(std::unique_lock<std::mutex>& lock, Job& job, trace::FrameGatherer& gatherer);
+  void planJob(Job& job);
+  void unref(Gathered*& gathered);
+  void endJob(Job& job);
+  void stopEncoders(std::unique_lock<std::mutex>& lock);
+  Result<void> appendJob(trace::MessageEncoder& builder, trace::FrameEncoder& again, Job& job);
+  Result<void> writeMarkersAndKeyTypes(trace::MessageEncoder& builder, const trace::GatheredFrame* frame,
+                                       uint64_t number, const std::vector<std::string>& texts);
   void updateFileStats();
-  Result<void> writeHeaderAndResources(trace::MessageEncoder& builder, const FrameTicket* firstTicket);
+  Result<void> writeHeaderAndResources(trace::MessageEncoder& builder, const trace::GatheredFrame* first);
   Result<void> writeKeyFrames(trace::MessageEncoder& builder, uint64_t frame);
   bool keyFrameDue(uint64_t frame);
-  void releaseStreams(FrameTicket& ticket);
-  void popTicket();
   std::string summary() const;
 
   // Render thread only: where the last snapshot (the first frame's or a key frame) was taken.
@@ -133,6 +201,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
   state->nextFrame = state->first;
+  for (uint32_t i = 0; i < kMaxObserverRetainedFrames; ++i) state->freeTickets.push_back(i);
   state->stats.firstFrame = state->first;
   state->options = std::move(options);
 
@@ -211,6 +280,7 @@ void Capture::finishForShutdown(const char* reason) {
     s.closed = true;
   }
   s.workReady.notify_all();
+  s.claimable.notify_all();
   s.spaceFreed.notify_all();
   // Bounded: a writer stuck in write() (a FIFO nobody reads, a hung network disk) must not keep a
   // process that is ending from ending.
@@ -293,6 +363,7 @@ void Capture::onFrameStart(const FrameStart& start) {
       return;
     }
     s.stats.resources = snapshot->resources.size();
+    s.startBytes = snapshotBytes(*snapshot);
     s.snapshot = std::move(snapshot);
     s.stats.snapshotNs = nanosecondsSince(began);
   }
@@ -306,9 +377,10 @@ void Capture::onFrame(const FrameView& view) {
     return;
   }
   std::unique_lock lock(s.mutex);
-  if (s.ringCount == s.ring.size() && s.options.whenBehind == WhenBehind::DropFrames && !s.closed.load()) {
-    // The writer is kMaxObserverRetainedFrames frames behind, and the app asked not to wait: the frame's
-    // requests are kept (later frames need the resources they make), its buckets are not.
+  if (s.freeTickets.empty() && s.options.whenBehind == WhenBehind::DropFrames && !s.closed.load()) {
+    // The encoders hold maxEncodeFrames frames and kMaxObserverRetainedFrames more wait for them, and the
+    // app asked not to wait: the frame's requests are kept (later frames need the resources they make),
+    // its buckets are not.
     DroppedFrame& d = s.dropped.emplace_back();
     d.frame = view.frame;
     d.sortedOrderHash = view.sortedOrderHash;
@@ -323,19 +395,22 @@ void Capture::onFrame(const FrameView& view) {
     ++s.stats.framesCaptured;
     ++s.stats.framesDropped;
     lock.unlock();
+    s.claimable.notify_one();
     s.workReady.notify_one();
     return;
   }
-  if (s.ringCount == s.ring.size()) {
-    // The writer is kMaxObserverRetainedFrames frames behind: wait for it rather than drop the frame.
+  if (s.freeTickets.empty()) {
+    // The encoders are that far behind: wait for them rather than drop the frame.
     const auto began = std::chrono::steady_clock::now();
-    s.spaceFreed.wait(lock, [&] { return s.ringCount < s.ring.size() || s.closed.load(); });
+    s.spaceFreed.wait(lock, [&] { return !s.freeTickets.empty() || s.closed.load(); });
     ++s.stats.renderWaits;
     s.stats.renderWaitNs += nanosecondsSince(began);
   }
   if (s.closed.load()) return;
-  FrameTicket& ticket = s.ring[(s.ringHead + s.ringCount) % s.ring.size()];
-  // A lease instead of a copy (FrameLease): the writer reads the streams, then ends the lease.
+  const uint32_t slot = s.freeTickets.back();
+  s.freeTickets.pop_back();
+  FrameTicket& ticket = s.tickets[slot];
+  // A lease instead of a copy (FrameLease): an encode thread gathers the streams, then ends the lease.
   ticket.lease = view.lease();
   ticket.frame = view.frame;
   ticket.sortedOrderHash = view.sortedOrderHash;
@@ -352,29 +427,208 @@ void Capture::onFrame(const FrameView& view) {
   for (; it != s.markers.end() && it->first <= view.frame; ++it)
     ticket.markers.push_back(std::move(it->second));
   s.markers.erase(s.markers.begin(), it);
-  ++s.ringCount;
+  s.queued.push_back(slot);
   ++s.stats.framesCaptured;
   lock.unlock();
+  s.claimable.notify_one();
   s.workReady.notify_one();
+}
+
+// ---- encode threads (and the writer thread, when there are none) ----
+
+bool Capture::State::canTake() const {
+  if (stopEncoding || (queued.empty() && dropped.empty())) return false;
+  if (jobs.size() >= std::max<uint32_t>(1, options.maxEncodeFrames)) return false;
+  // Bounded memory: the gathered columns of the frames in flight (one frame always goes).
+  return jobs.empty() || bytesInFlight < options.maxEncodeBytes;
+}
+
+Capture::State::Job& Capture::State::take() {
+  auto job = std::make_unique<Job>();
+  job->seq = ++jobsTaken;
+  const bool ticketFirst =
+      !queued.empty() && (dropped.empty() || tickets[queued.front()].frame < dropped.front().frame);
+  if (ticketFirst) {
+    job->ticket = queued.front();
+    queued.pop_front();
+    FrameTicket& ticket = tickets[job->ticket];
+    job->frame = ticket.frame;
+    job->markers = std::move(ticket.markers);
+    // Counted from now, so that the frames taken while this one is gathered see it (its streams'
+    // bytes, about what the gather copies; the gathered bytes replace them).
+    for (const BucketTicket& b : ticket.buckets)
+      job->reservedBytes += b.stream->packets.used() + b.stream->keys.used();
+  } else {
+    job->droppedFrame = std::move(dropped.front());
+    dropped.pop_front();
+    job->frame = job->droppedFrame.frame;
+    job->markers = std::move(job->droppedFrame.markers);
+  }
+  if (spareGathered.empty())
+    spareGathered.push_back(gatheredPool.emplace_back(std::make_unique<Gathered>()).get());
+  job->gathered = spareGathered.back();
+  spareGathered.pop_back();
+  job->gathered->users = 1;
+  if (spareEncoders.empty()) {
+    spareEncoders.push_back(encoderPool.emplace_back(std::make_unique<trace::FrameEncoder>()).get());
+  }
+  job->encoder = spareEncoders.back();
+  spareEncoders.pop_back();
+  bytesInFlight += job->reservedBytes;
+  jobs.push_back(std::move(job));
+  stats.peakFramesInFlight = std::max<uint64_t>(stats.peakFramesInFlight, jobs.size());
+  return *jobs.back();
+}
+
+void Capture::State::runJob(std::unique_lock<std::mutex>& lock, Job& job, trace::FrameGatherer& gatherer) {
+  const uint64_t cpuStart = static_cast<uint64_t>(threadCpuTime().count());
+  trace::FrameSource source;
+  if (job.ticket != UINT32_MAX) {
+    const FrameTicket& t = tickets[job.ticket];
+    source = {t.frame, t.sortedOrderHash, t.requests, t.buckets};
+  } else {
+    source = {job.frame, job.droppedFrame.sortedOrderHash, job.droppedFrame.requests.get(), {}};
+    source.dropped = true;
+  }
+  Gathered& gathered = *job.gathered;
+  // The only step that reads the renderer's streams: they go back as soon as it is done.
+  lock.unlock();
+  auto read = gatherer.gather(source, gathered.frame);
+  if (job.ticket != UINT32_MAX) {
+    FrameTicket& t = tickets[job.ticket];
+    t.lease.reset();
+    t.requests = nullptr;
+    t.buckets.clear();
+  }
+  job.droppedFrame.requests.reset();
+  lock.lock();
+  if (job.ticket != UINT32_MAX) {
+    freeTickets.push_back(job.ticket);
+    job.ticket = UINT32_MAX;
+    spaceFreed.notify_one();
+  }
+  if (!read) job.error = options.path + ": " + read.error().message;
+  bytesInFlight = bytesInFlight - job.reservedBytes + gathered.frame.gatheredBytes;
+  job.reservedBytes = gathered.frame.gatheredBytes;
+  stats.peakBytesInFlight = std::max(stats.peakBytesInFlight, bytesInFlight);
+  // Planned in frame order: each frame's plan follows from the one before.
+  planned.wait(lock, [&] { return jobsPlanned + 1 == job.seq || stopEncoding; });
+  if (stopEncoding) {
+    job.abandoned = true;
+    workReady.notify_all();
+    return;
+  }
+  if (job.error.empty()) planJob(job);
+  ++jobsPlanned;
+  planned.notify_all();
+  if (job.error.empty()) {
+    const trace::GatheredFrame* previous = job.previous ? &job.previous->frame : nullptr;
+    const trace::GatheredFrame* beforePrevious = job.beforePrevious ? &job.beforePrevious->frame : nullptr;
+    trace::FrameEncoder& encoder = *job.encoder;
+    // Any number of frames encode at once: each reads only its own columns and those of the frames
+    // before it, which nobody writes any more.
+    lock.unlock();
+    encoder.encode(gathered.frame, previous, beforePrevious);
+    lock.lock();
+  }
+  job.encoded = true;
+  // Finished before the frame before it (still in `jobs`, which ends at its front): the writer waits.
+  const uint64_t position = job.seq - jobs.front()->seq;
+  if (position > 0 && !jobs[position - 1]->encoded) ++stats.framesEncodedEarly;
+  stats.encodeCpuNs += static_cast<uint64_t>(threadCpuTime().count()) - cpuStart;
+  workReady.notify_all();
+}
+
+void Capture::State::planJob(Job& job) {
+  Plan& p = plan;
+  const trace::CompressionSettings& c = options.compression;
+  const auto now = std::chrono::steady_clock::now();
+  // What the writer puts in the chunk with the frame: its markers, its key frame (which starts the chunk)
+  // and, with the capture's first frame, the resources alive at the start.
+  uint64_t bytes = job.gathered->frame.messageBytesBound();
+  for (const std::string& m : job.markers) bytes += m.size() + 128;
+  bool keyFrame = false;
+  for (const auto& k : keyFrames) {
+    if (k->frame != job.frame) continue;
+    keyFrame = true;
+    bytes += snapshotBytes(*k);
+  }
+  if (job.seq == 1) bytes += startBytes + (64ull << 10);  // and the key layouts: small
+  const bool start = p.frames == 0 || keyFrame || p.frames >= c.maxFramesPerChunk ||
+                     p.bytes >= c.chunkBytes ||
+                     (c.chunkMillis != 0 && now - p.openedAt >= std::chrono::milliseconds(c.chunkMillis));
+  if (start) {
+    p.frames = 0;
+    p.bytes = 0;
+    p.openedAt = now;
+  }
+  job.chunkStart = start;
+  const uint32_t depth = c.predictFrames ? std::min<uint32_t>(p.frames, 2) : 0;
+  if (depth >= 1 && p.last[0]) {
+    job.previous = p.last[0];
+    ++job.previous->users;
+    if (depth >= 2 && p.last[1]) {
+      job.beforePrevious = p.last[1];
+      ++job.beforePrevious->users;
+    }
+  }
+  trace::markRetained(job.gathered->frame, p.lastEpoch);
+  unref(p.last[1]);
+  p.last[1] = p.last[0];
+  p.last[0] = job.gathered;
+  ++job.gathered->users;
+  ++p.frames;
+  p.bytes += bytes;
+}
+
+void Capture::State::unref(Gathered*& gathered) {
+  if (gathered && --gathered->users == 0) spareGathered.push_back(gathered);
+  gathered = nullptr;
+}
+
+void Capture::State::endJob(Job& job) {
+  bytesInFlight -= job.reservedBytes;
+  unref(job.gathered);
+  unref(job.previous);
+  unref(job.beforePrevious);
+  if (job.encoder) spareEncoders.push_back(job.encoder);
+  job.encoder = nullptr;
+  if (job.ticket != UINT32_MAX) {
+    FrameTicket& t = tickets[job.ticket];
+    t.lease.reset();
+    t.requests = nullptr;
+    t.buckets.clear();
+    freeTickets.push_back(job.ticket);
+    job.ticket = UINT32_MAX;
+    spaceFreed.notify_one();
+  }
+  claimable.notify_all();
+}
+
+void Capture::State::encodeLoop() {
+  trace::FrameGatherer gatherer;
+  std::unique_lock lock(mutex);
+  for (;;) {
+    claimable.wait(lock, [&] { return stopEncoding || canTake(); });
+    if (stopEncoding) return;
+    runJob(lock, take(), gatherer);
+  }
+}
+
+void Capture::State::stopEncoders(std::unique_lock<std::mutex>& lock) {
+  stopEncoding = true;
+  claimable.notify_all();
+  planned.notify_all();
+  lock.unlock();
+  for (std::thread& t : encodeThreads) t.join();
+  encodeThreads.clear();
+  lock.lock();
 }
 
 // ---- writer thread ----
 
-void Capture::State::releaseStreams(FrameTicket& ticket) {
-  ticket.lease.reset();
-  ticket.requests = nullptr;
-  ticket.buckets.clear();
-}
-
-void Capture::State::popTicket() {
-  std::lock_guard lock(mutex);
-  ringHead = (ringHead + 1) % ring.size();
-  --ringCount;
-  spaceFreed.notify_one();
-}
-
 Result<void> Capture::State::writeHeaderAndResources(trace::MessageEncoder& builder,
-                                                     const FrameTicket* firstTicket) {
+                                                     const trace::GatheredFrame* firstFrame) {
   if (!file->headerWritten()) {
     trace::HeaderInfo info;
     info.appName = options.appName;
@@ -382,8 +636,8 @@ Result<void> Capture::State::writeHeaderAndResources(trace::MessageEncoder& buil
     if (pendingSnapshot) info.device = pendingSnapshot->device;
     info.captureTimeNs = captureTimeNs;
     info.firstFrame = first;
-    if (firstTicket) {
-      for (const BucketTicket& b : firstTicket->buckets) {
+    if (firstFrame) {
+      for (const trace::GatheredBucket& b : firstFrame->activeBuckets()) {
         const std::string keyType = b.bucket->keyTypeName();
         if (std::find(knownKeyTypes.begin(), knownKeyTypes.end(), keyType) != knownKeyTypes.end()) continue;
         knownKeyTypes.push_back(keyType);
@@ -405,12 +659,12 @@ Result<void> Capture::State::writeHeaderAndResources(trace::MessageEncoder& buil
 }
 
 Result<void> Capture::State::writeMarkersAndKeyTypes(trace::MessageEncoder& builder,
-                                                     const FrameTicket* ticket, uint64_t frame,
+                                                     const trace::GatheredFrame* frame, uint64_t number,
                                                      const std::vector<std::string>& texts) {
-  if (auto r = writeHeaderAndResources(builder, ticket); !r) return r;
+  if (auto r = writeHeaderAndResources(builder, frame); !r) return r;
   std::vector<const CommandBucketBase*> newKeyTypes;
-  if (ticket) {
-    for (const BucketTicket& b : ticket->buckets) {
+  if (frame) {
+    for (const trace::GatheredBucket& b : frame->activeBuckets()) {
       const std::string keyType = b.bucket->keyTypeName();
       if (std::find(knownKeyTypes.begin(), knownKeyTypes.end(), keyType) != knownKeyTypes.end()) continue;
       knownKeyTypes.push_back(keyType);
@@ -418,14 +672,14 @@ Result<void> Capture::State::writeMarkersAndKeyTypes(trace::MessageEncoder& buil
     }
   }
   if (!newKeyTypes.empty()) {
-    if (auto r = file->append(builder.keyLayouts(newKeyTypes), trace::MessageKind::KeyLayouts, frame); !r) {
+    if (auto r = file->append(builder.keyLayouts(newKeyTypes), trace::MessageKind::KeyLayouts, number); !r) {
       return r;
     }
   }
   for (const std::string& text : texts) {
-    if (auto r = file->append(builder.marker(frame, text), trace::MessageKind::Marker, frame); !r) return r;
+    if (auto r = file->append(builder.marker(number, text), trace::MessageKind::Marker, number); !r) return r;
   }
-  return writeKeyFrames(builder, frame);
+  return writeKeyFrames(builder, number);
 }
 
 Result<void> Capture::State::writeKeyFrames(trace::MessageEncoder& builder, uint64_t frame) {
@@ -448,25 +702,29 @@ Result<void> Capture::State::writeKeyFrames(trace::MessageEncoder& builder, uint
   }
 }
 
-Result<void> Capture::State::appendFrame(trace::MessageEncoder& builder, const trace::FrameSource& source,
-                                         trace::FrameCounts& counts, const std::function<void()>& release) {
-  trace::FrameSource s = source;
-  // A frame may encode what did not change since the frame before it only within one chunk: chunks
-  // decode on their own.
-  s.predict = options.compression.predictFrames && file->chunkFrames() > 0;
-  auto message = builder.frame(s, counts);
-  if (message && s.predict && !file->continuesChunk(message.value().size())) {
-    // This message would open a new chunk (the 2 GiB limit of one chunk): encode it whole instead.
-    s.predict = false;
-    counts = {};
-    message = builder.frame(s, counts);
+Result<void> Capture::State::appendJob(trace::MessageEncoder& builder, trace::FrameEncoder& again, Job& job) {
+  if (!job.error.empty()) return Error{job.error};
+  const trace::GatheredFrame& frame = job.gathered->frame;
+  if (job.chunkStart) {
+    if (auto r = file->closeChunk(); !r) return r;
   }
-  // The message is built: the render thread may have the streams back before compression starts.
-  release();
-  if (!message) return fail(options.path, ": ", message.error().message);
-  if (auto r = file->append(message.value(), trace::MessageKind::Frame, source.frame); !r) return r;
-  if (auto r = file->frameDone(); !r) return r;
-  return file->tick();
+  if (auto r = writeMarkersAndKeyTypes(builder, &frame, job.frame, job.markers); !r) return r;
+  std::span<const uint8_t> message = job.encoder->message();
+  // A frame decodes only after the frames it predicts from, in its own chunk: the plan guessed the chunk;
+  // the file says what it is. Where the file closed a chunk the plan did not foresee (its time limit while
+  // no frame came, the 2 GiB limit of one chunk), the frame is encoded again with what its chunk holds.
+  const uint32_t allowed = options.compression.predictFrames && file->continuesChunk(message.size())
+                               ? std::min<uint32_t>(file->chunkFrames(), 2)
+                               : 0;
+  if (job.encoder->depthUsed() > allowed) {
+    const trace::GatheredFrame* previous = allowed >= 1 && job.previous ? &job.previous->frame : nullptr;
+    const trace::GatheredFrame* beforePrevious =
+        allowed >= 2 && job.beforePrevious ? &job.beforePrevious->frame : nullptr;
+    message = again.encode(frame, previous, beforePrevious);
+    job.reencoded = true;
+  }
+  if (auto r = file->append(message, trace::MessageKind::Frame, job.frame); !r) return r;
+  return file->frameDone();
 }
 
 void Capture::State::updateFileStats() {
@@ -479,42 +737,8 @@ void Capture::State::updateFileStats() {
   stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
 }
 
-Result<void> Capture::State::writeFrame(trace::MessageEncoder& builder, FrameTicket& ticket) {
-  if (auto r = writeMarkersAndKeyTypes(builder, &ticket, ticket.frame, ticket.markers); !r) return r;
-  trace::FrameCounts counts;
-  auto r = appendFrame(builder, {ticket.frame, ticket.sortedOrderHash, ticket.requests, ticket.buckets},
-                       counts, [&] {
-                         releaseStreams(ticket);
-                         popTicket();
-                       });
-  if (!r) return r;
-  std::lock_guard lock(mutex);
-  ++stats.framesWritten;
-  stats.packets += counts.packets;
-  stats.packetBytes += counts.packetBytes;
-  updateFileStats();
-  return {};
-}
-
-Result<void> Capture::State::writeDropped(trace::MessageEncoder& builder, DroppedFrame& d) {
-  if (auto r = writeMarkersAndKeyTypes(builder, nullptr, d.frame, d.markers); !r) return r;
-  trace::FrameCounts counts;
-  trace::FrameSource source{d.frame, d.sortedOrderHash, d.requests.get(), {}};
-  source.dropped = true;
-  auto r = appendFrame(builder, source, counts, [] {});
-  {
-    std::lock_guard lock(mutex);
-    dropped.pop_front();
-    if (r) {
-      ++stats.framesWritten;
-      updateFileStats();
-    }
-  }
-  return r;
-}
-
 std::string Capture::State::summary() const {
-  char line[512];
+  char line[640];
   char frames[64] = "no frames";
   if (stats.framesWritten > 0) {
     std::snprintf(frames, sizeof frames, "frames %llu-%llu", static_cast<unsigned long long>(first),
@@ -528,12 +752,15 @@ std::string Capture::State::summary() const {
     std::snprintf(
         line, sizeof line,
         "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
-        "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms), %llu frames dropped [%s]",
+        "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms), %llu frames dropped, "
+        "encoded on %u threads (%.2f ms CPU a frame) [%s]",
         frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
         double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
         static_cast<unsigned long long>(stats.resources), static_cast<unsigned long long>(stats.keyFrames),
         double(stats.keyFrameNs) / 1e6, static_cast<unsigned long long>(stats.renderWaits),
         double(stats.renderWaitNs) / 1e6, static_cast<unsigned long long>(stats.framesDropped),
+        stats.encodeThreads,
+        stats.framesWritten ? double(stats.encodeCpuNs) / 1e6 / double(stats.framesWritten) : 0.0,
         endReason.c_str());
   }
   return line;
@@ -541,11 +768,32 @@ std::string Capture::State::summary() const {
 
 void Capture::State::writerLoop() {
   trace::MessageEncoder builder;
+  trace::FrameEncoder again;      // frames whose chunk the plan guessed wrong
+  trace::FrameGatherer gatherer;  // no encode threads: this thread takes the frames itself
   Result<void> status;
+  {
+    const uint32_t threads = options.encodeThreads == kAutoEncodeThreads
+                                 ? std::min(4u, std::max(1u, std::thread::hardware_concurrency()))
+                                 : options.encodeThreads;
+    std::lock_guard lock(mutex);
+    stats.encodeThreads = threads;
+    encodeThreadCount = threads;
+    for (uint32_t i = 0; i < threads; ++i) {
+      encodeThreads.emplace_back([this] {
+        detail::markCaptureThread();
+        encodeLoop();
+      });
+    }
+  }
   for (;;) {
     std::unique_lock lock(mutex);
+    const auto frontEncoded = [&] {
+      return !jobs.empty() && (jobs.front()->encoded || jobs.front()->abandoned);
+    };
     const auto ready = [&] {
-      return snapshot || ringCount > 0 || !dropped.empty() || nextFrame >= endBefore.load() || shutdown;
+      return snapshot || frontEncoded() || (encodeThreadCount == 0 && canTake()) ||
+             (jobs.empty() && queued.empty() && dropped.empty() &&
+              (nextFrame >= endBefore.load() || shutdown));
     };
     // An open chunk closes at its deadline even when no frame comes: a killed app loses at most that.
     if (const auto deadline = file->chunkDeadline()) {
@@ -564,28 +812,41 @@ void Capture::State::writerLoop() {
       pendingSnapshot = std::move(snapshot);
       continue;
     }
-    // Frames in frame order, whether queued with their streams or dropped.
-    const bool ringFirst = ringCount > 0 && (dropped.empty() || ring[ringHead].frame < dropped.front().frame);
-    if (ringFirst) {
-      FrameTicket& ticket = ring[ringHead];
+    // Frames in frame order, whatever order their encoders finish in.
+    if (frontEncoded()) {
+      Job& job = *jobs.front();
       lock.unlock();
-      nextFrame = ticket.frame + 1;
-      status = writeFrame(builder, ticket);
+      nextFrame = job.frame + 1;
+      status = appendJob(builder, again, job);
+      lock.lock();
+      if (status) {
+        ++stats.framesWritten;
+        stats.packets += job.gathered->frame.counts.packets;
+        stats.packetBytes += job.gathered->frame.counts.packetBytes;
+        stats.framesReencoded += job.reencoded;
+        updateFileStats();
+      }
+      endJob(job);
+      jobs.pop_front();
       if (!status) break;
       continue;
     }
-    if (!dropped.empty()) {
-      DroppedFrame& d = dropped.front();
-      lock.unlock();
-      nextFrame = d.frame + 1;
-      status = writeDropped(builder, d);
-      if (!status) break;
+    if (encodeThreadCount == 0 && canTake()) {
+      runJob(lock, take(), gatherer);
       continue;
     }
     break;  // every frame of the range is written, or a shutdown asked for the end
   }
 
   // Finish: the frames queued so far are written (or, after an error, given back), then the end.
+  {
+    std::unique_lock lock(mutex);
+    stopEncoders(lock);
+    while (!jobs.empty()) {
+      endJob(*jobs.front());
+      jobs.pop_front();
+    }
+  }
   if (status) status = writeHeaderAndResources(builder, nullptr);
   if (status) {
     std::unique_lock lock(mutex);
@@ -601,11 +862,14 @@ void Capture::State::writerLoop() {
   if (!status) {
     stats.error = status.error().message;
     // The render thread must not wait for a writer that stopped: give every queued frame back.
-    while (ringCount > 0) {
-      releaseStreams(ring[ringHead]);
-      ringHead = (ringHead + 1) % ring.size();
-      --ringCount;
+    for (const uint32_t slot : queued) {
+      FrameTicket& t = tickets[slot];
+      t.lease.reset();
+      t.requests = nullptr;
+      t.buckets.clear();
+      freeTickets.push_back(slot);
     }
+    queued.clear();
   }
   stats.finished = true;
   dropped.clear();

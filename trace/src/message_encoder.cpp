@@ -1,5 +1,6 @@
 #include "message_encoder.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "reel/runtime/commands.h"
@@ -49,42 +50,21 @@ Offset<Vector<uint8_t>> bytes(flatbuffers::FlatBufferBuilder& fbb, std::span<con
   return data.empty() ? 0 : fbb.CreateVector(reinterpret_cast<const uint8_t*>(data.data()), data.size());
 }
 
-}  // namespace
-
-size_t MessageEncoder::Impl::Columns::TagKeyHash::operator()(const TagKey& k) const {
-  uint64_t h = k.file;
-  h = h * 0x9E3779B97F4A7C15ull ^ k.function;
-  h = h * 0x9E3779B97F4A7C15ull ^ k.line;
-  h = h * 0x9E3779B97F4A7C15ull ^ k.message;
-  return static_cast<size_t>(h ^ (h >> 29));
-}
-
-void MessageEncoder::Impl::Columns::clear() {
-  keys.clear();
-  chainLengths.clear();
-  linkBody.clear();
-  linkTag.clear();
-  bodyAuxSize.clear();
-  sharedBodies.clear();
-  bodyType.clear();
-  payloadOffset.clear();
-  auxOffset.clear();
-  tags.clear();
-  strings.clear();
-  sharedBody.clear();
-  literalString.clear();
-  messageString.clear();
-  tagIndex.clear();
-}
-
-MessageEncoder::Impl::Impl() : fbb(1u << 20) {}
-
-std::span<const uint8_t> MessageEncoder::Impl::finish(MessageKind kind, Offset<void> body) {
+std::span<const uint8_t> finishMessage(flatbuffers::FlatBufferBuilder& fbb, MessageKind kind,
+                                       Offset<void> body) {
   fb::MessageBuilder message(fbb);
   message.add_body_type(static_cast<fb::Body>(kind));
   message.add_body(body);
   fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
   return {fbb.GetBufferPointer(), fbb.GetSize()};
+}
+
+}  // namespace
+
+MessageEncoder::Impl::Impl() : fbb(1u << 20) {}
+
+std::span<const uint8_t> MessageEncoder::Impl::finish(MessageKind kind, Offset<void> body) {
+  return finishMessage(fbb, kind, body);
 }
 
 std::span<const uint8_t> MessageEncoder::Impl::header(const HeaderInfo& info) {
@@ -123,7 +103,7 @@ std::span<const uint8_t> MessageEncoder::Impl::keyLayouts(
 }
 
 std::span<const uint8_t> MessageEncoder::Impl::resources(const ResourceSnapshot& snapshot, size_t& next,
-                                                        MessageKind kind) {
+                                                         MessageKind kind) {
   fbb.Clear();
   std::vector<Offset<fb::LiveResource>> out;
   uint64_t bytesSoFar = 0;
@@ -159,43 +139,142 @@ std::span<const uint8_t> MessageEncoder::Impl::captureEnd(const CaptureEndInfo& 
   return finish(MessageKind::CaptureEnd, message.Union());
 }
 
-uint32_t MessageEncoder::Impl::string(std::string_view text) {
-  auto [it, inserted] =
-      columns.messageString.try_emplace(text, static_cast<uint32_t>(columns.strings.size()));
-  if (inserted) columns.strings.push_back(text);
+// ---- gathering (frame_encoding.h) ----
+
+size_t FrameGatherer::TagKeyHash::operator()(const TagKey& k) const {
+  uint64_t h = k.file;
+  h = h * 0x9E3779B97F4A7C15ull ^ k.function;
+  h = h * 0x9E3779B97F4A7C15ull ^ k.line;
+  h = h * 0x9E3779B97F4A7C15ull ^ k.message;
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+const GatheredBucket* GatheredFrame::find(uint16_t index) const {
+  if (index < bucketCount && buckets[index].index == index) return &buckets[index];
+  for (size_t i = 0; i < bucketCount; ++i) {
+    if (buckets[i].index == index) return &buckets[i];
+  }
+  return nullptr;
+}
+
+uint64_t GatheredFrame::messageBytesBound() const {
+  // Beyond the columns' own bytes: tables, vtables, vector lengths, alignment and string terminators,
+  // well under these allowances.
+  uint64_t bytes = 1024;
+  for (const GatheredBucket& b : activeBuckets()) {
+    bytes += 1024 + b.keys.size() * sizeof(uint64_t) + b.payload.size() + b.aux.size() +
+             (b.chainLengths.size() + b.linkBody.size() + b.linkTag.size() + b.bodyAuxSize.size() +
+              b.sharedBodies.size() + b.tags.size()) *
+                 sizeof(uint32_t) +
+             b.bodyType.size() * sizeof(uint16_t) + std::string_view(b.bucket->name()).size() +
+             std::string_view(b.bucket->keyTypeName()).size();
+    for (const std::string& s : b.strings) bytes += s.size() + 16;
+  }
+  for (const GatheredRequest& r : requests) bytes += r.payloadSize + r.auxSize + 64;
+  return bytes;
+}
+
+Result<void> FrameGatherer::gather(const FrameSource& source, GatheredFrame& out) {
+  // A frame is one message: refuse one FlatBuffers cannot hold rather than let the builder overflow.
+  uint64_t estimate = 0;
+  for (const BucketSource& b : source.buckets)
+    estimate += b.stream->packets.used() + b.stream->keys.used() * 2;
+  if (source.requests) estimate += source.requests->bytes.size() * 2;
+  if (estimate > kMaxFrameMessageBytes) {
+    return fail("frame ", source.frame, " holds about ", estimate >> 20,
+                " MiB of packets, more than one trace message can hold (", kMaxFrameMessageBytes >> 20,
+                " MiB)");
+  }
+  out.frame = source.frame;
+  out.sortedOrderHash = source.sortedOrderHash;
+  out.dropped = source.dropped;
+  out.counts = {};
+  out.gatheredBytes = 0;
+  if (out.buckets.size() < source.buckets.size()) out.buckets.resize(source.buckets.size());
+  out.bucketCount = source.buckets.size();
+  for (size_t i = 0; i < source.buckets.size(); ++i) {
+    GatheredBucket& b = out.buckets[i];
+    bucket(source.buckets[i], b);
+    out.counts.packets += b.linkBody.size();
+    out.counts.packetBytes += b.keys.size() * sizeof(uint64_t) + b.payload.size() + b.aux.size();
+    out.gatheredBytes += b.keys.size() * sizeof(uint64_t) + b.payload.size() + b.aux.size() +
+                         (b.chainLengths.size() + b.linkBody.size() + b.linkTag.size()) * sizeof(uint32_t);
+  }
+  out.requestBytes.clear();
+  out.requests.clear();
+  if (source.requests) {
+    const RequestStream& r = *source.requests;
+    out.requests.reserve(r.requests.size());
+    for (const uint32_t offset : r.requests) {
+      const PacketHeader& h = r.header(offset);
+      const auto aux = r.aux(h);
+      GatheredRequest g;
+      g.type = h.type;
+      g.payloadSize = commandInfo(static_cast<CommandType>(h.type)).size;
+      g.payloadOffset = static_cast<uint32_t>(out.requestBytes.size());
+      out.requestBytes.insert(out.requestBytes.end(), r.payload(offset), r.payload(offset) + g.payloadSize);
+      g.auxOffset = static_cast<uint32_t>(out.requestBytes.size());
+      g.auxSize = static_cast<uint32_t>(aux.size());
+      out.requestBytes.insert(out.requestBytes.end(), aux.begin(), aux.end());
+      out.requests.push_back(g);
+    }
+  }
+  out.gatheredBytes += out.requestBytes.size();
+  return {};
+}
+
+uint32_t FrameGatherer::string(GatheredBucket& out, std::string_view text) {
+  auto [it, inserted] = messageString_.try_emplace(text, static_cast<uint32_t>(out.strings.size()));
+  if (inserted) out.strings.emplace_back(text);
   return it->second;
 }
 
-uint32_t MessageEncoder::Impl::tag(const TagRecord& record) {
-  Columns& c = columns;
+uint32_t FrameGatherer::tag(GatheredBucket& out, const TagRecord& record) {
   // File and function are the program's literals: the pointer identifies them, no hashing of text.
   auto literal = [&](const char* s) {
-    auto [it, inserted] = c.literalString.try_emplace(s, 0);
-    if (inserted) it->second = string(s ? std::string_view(s) : std::string_view());
+    auto [it, inserted] = literalString_.try_emplace(s, 0);
+    if (inserted) it->second = string(out, s ? std::string_view(s) : std::string_view());
     return it->second;
   };
-  const Columns::TagKey key{literal(record.file), literal(record.function), record.line,
-                            string(record.message())};
-  auto [it, inserted] = c.tagIndex.try_emplace(key, static_cast<uint32_t>(c.tags.size() / 4));
-  if (inserted) c.tags.insert(c.tags.end(), {key.file, key.function, key.line, key.message});
+  const TagKey key{literal(record.file), literal(record.function), record.line,
+                   string(out, record.message())};
+  auto [it, inserted] = tagIndex_.try_emplace(key, static_cast<uint32_t>(out.tags.size() / 4));
+  if (inserted) out.tags.insert(out.tags.end(), {key.file, key.function, key.line, key.message});
   return it->second;
 }
 
-uint32_t MessageEncoder::Impl::body(const BucketStream& stream, uint32_t packet) {
-  Columns& c = columns;
+uint32_t FrameGatherer::body(GatheredBucket& out, const BucketStream& stream, uint32_t packet) {
   const PacketHeader& h = stream.header(packet);
-  const uint32_t index = static_cast<uint32_t>(c.bodyType.size());
-  c.bodyType.push_back(h.type);
-  // Where the bytes are in the retained stream: they are copied once, straight into the shuffled columns.
-  c.payloadOffset.push_back(packet + static_cast<uint32_t>(sizeof(PacketHeader)));
-  c.bodyAuxSize.push_back(h.auxSize);
-  c.auxOffset.push_back(h.auxOffset);
+  const uint32_t index = static_cast<uint32_t>(out.bodyType.size());
+  out.bodyType.push_back(h.type);
+  // Where the bytes are in the stream: they are copied once, straight into the grouped columns.
+  payloadOffset_.push_back(packet + static_cast<uint32_t>(sizeof(PacketHeader)));
+  out.bodyAuxSize.push_back(h.auxSize);
+  auxOffset_.push_back(h.auxOffset);
   return index;
 }
 
-Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCounts& counts) {
-  Columns& c = columns;
-  c.clear();
+void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
+  c.bucket = source.bucket;
+  c.index = source.index;
+  c.order = source.order;
+  c.epoch = source.epoch;
+  c.retained = false;
+  c.keys.clear();
+  c.chainLengths.clear();
+  c.linkBody.clear();
+  c.linkTag.clear();
+  c.bodyAuxSize.clear();
+  c.sharedBodies.clear();
+  c.bodyType.clear();
+  c.tags.clear();
+  c.strings.clear();
+  payloadOffset_.clear();
+  auxOffset_.clear();
+  sharedBody_.clear();
+  literalString_.clear();
+  messageString_.clear();
+  tagIndex_.clear();
   const BucketStream& stream = *source.stream;
   bool anyTag = false;
   // Keys in the order the render thread merges them: block by block, each block front to back.
@@ -212,18 +291,18 @@ Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCount
         if (h.flags & PacketHeader::kSharedRef) {
           uint32_t shared;
           std::memcpy(&shared, stream.payload(offset), sizeof shared);
-          auto [it, inserted] = c.sharedBody.try_emplace(shared, 0);
+          auto [it, inserted] = sharedBody_.try_emplace(shared, 0);
           if (inserted) {
-            it->second = body(stream, shared);
+            it->second = body(c, stream, shared);
             c.sharedBodies.push_back(it->second);
           }
           linkBody = it->second;
         } else {
-          linkBody = body(stream, offset);
+          linkBody = body(c, stream, offset);
         }
         c.linkBody.push_back(linkBody);
         const TagRecord* tagRecord = ::reel::detail::tagOf(stream, h);
-        c.linkTag.push_back(tagRecord ? tag(*tagRecord) + 1 : 0);
+        c.linkTag.push_back(tagRecord ? tag(c, *tagRecord) + 1 : 0);
         anyTag |= tagRecord != nullptr;
         offset = h.next;
       }
@@ -231,7 +310,6 @@ Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCount
     }
   }
   if (!anyTag) c.linkTag.clear();
-  counts.packets += c.linkBody.size();
   const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
   c.payloadGroups.clear();
   c.auxGroups.clear();
@@ -243,57 +321,6 @@ Offset<void> MessageEncoder::Impl::bucket(const BucketSource& source, FrameCount
   }
   c.payloadGroups.finish();
   c.auxGroups.finish();
-  counts.packetBytes +=
-      c.keys.size() * sizeof(uint64_t) + c.payloadGroups.totalBytes() + c.auxGroups.totalBytes();
-
-  if (source.index >= lastEpoch.size()) lastEpoch.resize(source.index + 1, 0);
-  const bool retained = lastEpoch[source.index] == source.epoch;
-  lastEpoch[source.index] = source.epoch;
-
-  // The columns as trace.fbs stores them, kept unshuffled for the next frame to predict from.
-  const uint8_t predictors = predictedColumns(source, base);
-
-  std::vector<Offset<String>> strings;
-  strings.reserve(c.strings.size());
-  for (std::string_view s : c.strings) strings.push_back(fbb.CreateString(s.data(), s.size()));
-  const auto stringVector = strings.empty() ? 0 : fbb.CreateVector(strings);
-  const auto tags = c.tags.empty() ? 0
-                                   : fbb.CreateVectorOfStructs(
-                                         reinterpret_cast<const fb::Tag*>(c.tags.data()), c.tags.size() / 4);
-  static_assert(sizeof(fb::Tag) == 4 * sizeof(uint32_t));
-  using schema::PredictedColumn;
-  auto plainOrResidual = [&](PredictedColumn which, const std::vector<uint8_t>& bytes, bool asResidual) {
-    return (schema::predictorOf(predictors, which) != schema::Predictor::Plain) == asResidual
-               ? column(fbb, bytes)
-               : 0;
-  };
-  const auto auxResidual = plainOrResidual(PredictedColumn::Aux, c.shuffledAux, true);
-  const auto payloadResidual = plainOrResidual(PredictedColumn::Payload, c.shuffledPayload, true);
-  const auto keysResidual = plainOrResidual(PredictedColumn::Keys, c.shuffledKeys, true);
-  const auto aux = plainOrResidual(PredictedColumn::Aux, c.shuffledAux, false);
-  const auto payload = plainOrResidual(PredictedColumn::Payload, c.shuffledPayload, false);
-  const auto sharedBodies = column(fbb, c.sharedBodies);
-  const auto bodyAuxSize = column(fbb, c.bodyAuxSize);
-  const auto bodyType = column(fbb, c.bodyType);
-  const auto linkTag = column(fbb, c.linkTag);
-  const auto linkBody = column(fbb, c.linkBody);
-  const auto chainLengths = column(fbb, c.chainLengths);
-  const auto keys = plainOrResidual(PredictedColumn::Keys, c.shuffledKeys, false);
-  const auto keyType = fbb.CreateString(source.bucket->keyTypeName());
-  const auto name = fbb.CreateString(source.bucket->name());
-  return fb::CreateBucket(fbb, source.index, name, keyType, retained, keys, chainLengths, linkBody, linkTag,
-                          bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector,
-                          static_cast<uint8_t>(source.order), predictors, keysResidual, payloadResidual,
-                          auxResidual)
-      .Union();
-}
-
-uint8_t MessageEncoder::Impl::predictedColumns(const BucketSource& source, const uint8_t* base) {
-  Columns& c = columns;
-  using schema::PredictedColumn;
-  using schema::Predictor;
-  if (source.index >= history.size()) history.resize(source.index + 1);
-  ColumnHistory& h = history[source.index];
   // What the reader compares is only the columns' lengths; the layout (command ids and aux sizes body by
   // body) decides whether the previous frame is worth predicting from.
   uint64_t layout = 0xcbf29ce484222325ull;
@@ -301,94 +328,155 @@ uint8_t MessageEncoder::Impl::predictedColumns(const BucketSource& source, const
     layout = (layout ^ (uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i])) * 0x100000001b3ull;
   }
   layout ^= c.keys.size() * 0x9E3779B97F4A7C15ull;
-  // Slot 0 becomes this frame's columns, unshuffled.
-  ColumnHistory::Slot& now = h.slots[0];
-  now.keys.resize(c.keys.size() * sizeof(uint64_t));
-  if (!c.keys.empty()) std::memcpy(now.keys.data(), c.keys.data(), now.keys.size());
-  now.payload.resize(c.payloadGroups.totalBytes());
+  c.layout = layout;
+  // The columns unshuffled, grouped: what the message stores (shuffled) and the next frame predicts from.
+  c.payload.resize(c.payloadGroups.totalBytes());
   for (size_t i = 0; i < c.bodyType.size(); ++i) {
     const uint32_t size = commandInfo(static_cast<CommandType>(c.bodyType[i])).size;
-    std::memcpy(now.payload.data() + c.payloadGroups.elementOffset(i), base + c.payloadOffset[i], size);
+    std::memcpy(c.payload.data() + c.payloadGroups.elementOffset(i), base + payloadOffset_[i], size);
   }
-  now.aux.resize(c.auxGroups.totalBytes());
+  c.aux.resize(c.auxGroups.totalBytes());
   for (size_t i = 0; i < c.bodyType.size(); ++i) {
     if (c.bodyAuxSize[i] == 0) continue;
-    std::memcpy(now.aux.data() + c.auxGroups.elementOffset(i), base + c.auxOffset[i], c.bodyAuxSize[i]);
+    std::memcpy(c.aux.data() + c.auxGroups.elementOffset(i), base + auxOffset_[i], c.bodyAuxSize[i]);
   }
-  now.serial = serial_;
-  now.layout = layout;
+}
 
-  const ColumnHistory::Slot& a = h.slots[1];
-  const ColumnHistory::Slot& b = h.slots[2];
-  const bool hasA =
-      a.serial != 0 && a.serial + 1 == serial_ && a.serial >= predictFrom_ && a.layout == layout;
-  const bool hasB =
-      hasA && b.serial != 0 && b.serial + 2 == serial_ && b.serial >= predictFrom_ && b.layout == layout;
+void markRetained(GatheredFrame& frame, std::vector<uint64_t>& lastEpoch) {
+  for (GatheredBucket& b : frame.activeBuckets()) {
+    if (b.index >= lastEpoch.size()) lastEpoch.resize(b.index + 1, 0);
+    b.retained = lastEpoch[b.index] == b.epoch;
+    lastEpoch[b.index] = b.epoch;
+  }
+}
+
+// ---- encoding (frame_encoding.h) ----
+
+FrameEncoder::FrameEncoder() : fbb_(1u << 20) {}
+
+std::span<const uint8_t> FrameEncoder::encode(const GatheredFrame& f, const GatheredFrame* previous,
+                                              const GatheredFrame* beforePrevious) {
+  fbb_.Clear();
+  depthUsed_ = 0;
+  std::vector<Offset<fb::Bucket>> buckets;
+  buckets.reserve(f.bucketCount);
+  for (const GatheredBucket& b : f.activeBuckets()) {
+    // A bucket predicts from the frame before only where it has the same layout there, and from the
+    // one before that only where the frame before also served.
+    const GatheredBucket* a = previous ? previous->find(b.index) : nullptr;
+    if (a && a->layout != b.layout) a = nullptr;
+    const GatheredBucket* p = a && beforePrevious ? beforePrevious->find(b.index) : nullptr;
+    if (p && p->layout != b.layout) p = nullptr;
+    buckets.push_back(Offset<fb::Bucket>(bucket(b, a, p).o));
+  }
+  std::vector<Offset<fb::Request>> requests;
+  requests.reserve(f.requests.size());
+  for (const GatheredRequest& r : f.requests) {
+    const auto aux = bytes(fbb_, {f.requestBytes.data() + r.auxOffset, r.auxSize});
+    const auto payload = bytes(fbb_, {f.requestBytes.data() + r.payloadOffset, r.payloadSize});
+    requests.push_back(fb::CreateRequest(fbb_, r.type, payload, aux));
+  }
+  const auto frame =
+      fb::CreateFrame(fbb_, f.frame, f.sortedOrderHash, requests.empty() ? 0 : fbb_.CreateVector(requests),
+                      fbb_.CreateVector(buckets), f.dropped);
+  return finishMessage(fbb_, MessageKind::Frame, frame.Union());
+}
+
+uint8_t FrameEncoder::predictedColumns(const GatheredBucket& b, const GatheredBucket* a,
+                                       const GatheredBucket* p) {
+  using schema::PredictedColumn;
+  using schema::Predictor;
   uint8_t predictors = 0;
-  auto encode = [&](PredictedColumn which, const std::vector<uint8_t>& x, const std::vector<uint8_t>& pa,
-                    const std::vector<uint8_t>& pb, uint32_t word, std::vector<uint8_t>& out,
-                    auto&& shuffle) {
+  auto encode = [&](PredictedColumn which, std::span<const uint8_t> x, std::span<const uint8_t> pa,
+                    std::span<const uint8_t> pb, uint32_t word, std::vector<uint8_t>& out, auto&& shuffle) {
     const uint8_t* from = x.data();
-    if (hasA && !x.empty() && pa.size() == x.size() && (!hasB || pb.size() == x.size())) {
-      const Predictor p =
-          schema::choosePredictor(x.data(), pa.data(), hasB ? pb.data() : nullptr, x.size(), word);
-      residual.resize(x.size());
-      schema::residuals(p, x.data(), pa.data(), pb.data(), x.size(), word, residual.data());
-      from = residual.data();
-      predictors = schema::withPredictor(predictors, which, p);
+    if (a && !x.empty() && pa.size() == x.size() && (!p || pb.size() == x.size())) {
+      const Predictor chosen =
+          schema::choosePredictor(x.data(), pa.data(), p ? pb.data() : nullptr, x.size(), word);
+      residual_.resize(x.size());
+      schema::residuals(chosen, x.data(), pa.data(), p ? pb.data() : nullptr, x.size(), word,
+                        residual_.data());
+      from = residual_.data();
+      predictors = schema::withPredictor(predictors, which, chosen);
+      depthUsed_ = std::max(depthUsed_, chosen == Predictor::Linear ? 2u : 1u);
     }
     out.resize(x.size());
     shuffle(from, out.data());
   };
-  encode(PredictedColumn::Keys, now.keys, a.keys, b.keys, 8, c.shuffledKeys,
+  auto keyBytes = [](const GatheredBucket* g) {
+    return g ? std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(g->keys.data()),
+                                        g->keys.size() * sizeof(uint64_t))
+             : std::span<const uint8_t>();
+  };
+  auto payloadBytes = [](const GatheredBucket* g) {
+    return g ? std::span<const uint8_t>(g->payload) : std::span<const uint8_t>();
+  };
+  auto auxBytes = [](const GatheredBucket* g) {
+    return g ? std::span<const uint8_t>(g->aux) : std::span<const uint8_t>();
+  };
+  encode(PredictedColumn::Keys, keyBytes(&b), keyBytes(a), keyBytes(p), 8, shuffledKeys_,
          [&](const uint8_t* in, uint8_t* out) {
-           schema::shuffleBytes(in, c.keys.size(), sizeof(uint64_t), out);
+           schema::shuffleBytes(in, b.keys.size(), sizeof(uint64_t), out);
          });
-  encode(PredictedColumn::Payload, now.payload, a.payload, b.payload, 4, c.shuffledPayload,
-         [&](const uint8_t* in, uint8_t* out) { c.payloadGroups.shuffleGroups(in, out); });
-  encode(PredictedColumn::Aux, now.aux, a.aux, b.aux, 4, c.shuffledAux,
-         [&](const uint8_t* in, uint8_t* out) { c.auxGroups.shuffleGroups(in, out); });
-  // This frame becomes the previous one: the slots turn, no copy.
-  std::swap(h.slots[2], h.slots[1]);
-  std::swap(h.slots[1], h.slots[0]);
+  encode(PredictedColumn::Payload, payloadBytes(&b), payloadBytes(a), payloadBytes(p), 4, shuffledPayload_,
+         [&](const uint8_t* in, uint8_t* out) { b.payloadGroups.shuffleGroups(in, out); });
+  encode(PredictedColumn::Aux, auxBytes(&b), auxBytes(a), auxBytes(p), 4, shuffledAux_,
+         [&](const uint8_t* in, uint8_t* out) { b.auxGroups.shuffleGroups(in, out); });
   return predictors;
 }
 
+Offset<void> FrameEncoder::bucket(const GatheredBucket& b, const GatheredBucket* a, const GatheredBucket* p) {
+  const uint8_t predictors = predictedColumns(b, a, p);
+  std::vector<Offset<String>> strings;
+  strings.reserve(b.strings.size());
+  for (const std::string& s : b.strings) strings.push_back(fbb_.CreateString(s.data(), s.size()));
+  const auto stringVector = strings.empty() ? 0 : fbb_.CreateVector(strings);
+  const auto tags = b.tags.empty() ? 0
+                                   : fbb_.CreateVectorOfStructs(
+                                         reinterpret_cast<const fb::Tag*>(b.tags.data()), b.tags.size() / 4);
+  static_assert(sizeof(fb::Tag) == 4 * sizeof(uint32_t));
+  using schema::PredictedColumn;
+  auto plainOrResidual = [&](PredictedColumn which, const std::vector<uint8_t>& bytes, bool asResidual) {
+    return (schema::predictorOf(predictors, which) != schema::Predictor::Plain) == asResidual
+               ? column(fbb_, bytes)
+               : 0;
+  };
+  const auto auxResidual = plainOrResidual(PredictedColumn::Aux, shuffledAux_, true);
+  const auto payloadResidual = plainOrResidual(PredictedColumn::Payload, shuffledPayload_, true);
+  const auto keysResidual = plainOrResidual(PredictedColumn::Keys, shuffledKeys_, true);
+  const auto aux = plainOrResidual(PredictedColumn::Aux, shuffledAux_, false);
+  const auto payload = plainOrResidual(PredictedColumn::Payload, shuffledPayload_, false);
+  const auto sharedBodies = column(fbb_, b.sharedBodies);
+  const auto bodyAuxSize = column(fbb_, b.bodyAuxSize);
+  const auto bodyType = column(fbb_, b.bodyType);
+  const auto linkTag = column(fbb_, b.linkTag);
+  const auto linkBody = column(fbb_, b.linkBody);
+  const auto chainLengths = column(fbb_, b.chainLengths);
+  const auto keys = plainOrResidual(PredictedColumn::Keys, shuffledKeys_, false);
+  const auto keyType = fbb_.CreateString(b.bucket->keyTypeName());
+  const auto name = fbb_.CreateString(b.bucket->name());
+  return fb::CreateBucket(fbb_, b.index, name, keyType, b.retained, keys, chainLengths, linkBody, linkTag,
+                          bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector,
+                          static_cast<uint8_t>(b.order), predictors, keysResidual, payloadResidual,
+                          auxResidual)
+      .Union();
+}
+
+// ---- MessageEncoder::frame: the two steps, one frame after another ----
+
 Result<std::span<const uint8_t>> MessageEncoder::Impl::frame(const FrameSource& source, FrameCounts& counts) {
-  fbb.Clear();
-  ++serial_;
-  if (!source.predict) predictFrom_ = serial_;
-  // A frame is one message: refuse one FlatBuffers cannot hold rather than let the builder overflow.
-  uint64_t estimate = 0;
-  for (const BucketSource& b : source.buckets)
-    estimate += b.stream->packets.used() + b.stream->keys.used() * 2;
-  if (source.requests) estimate += source.requests->bytes.size() * 2;
-  if (estimate > kMaxFrameMessageBytes) {
-    return fail("frame ", source.frame, " holds about ", estimate >> 20,
-                " MiB of packets, more than one trace message can hold (", kMaxFrameMessageBytes >> 20,
-                " MiB)");
-  }
-
-  std::vector<Offset<fb::Bucket>> buckets;
-  buckets.reserve(source.buckets.size());
-  for (const BucketSource& b : source.buckets) buckets.push_back(Offset<fb::Bucket>(bucket(b, counts).o));
-
-  std::vector<Offset<fb::Request>> requests;
-  if (source.requests) {
-    const RequestStream& r = *source.requests;
-    requests.reserve(r.requests.size());
-    for (const uint32_t offset : r.requests) {
-      const PacketHeader& h = r.header(offset);
-      const auto type = static_cast<CommandType>(h.type);
-      const auto aux = bytes(fbb, r.aux(h));
-      const auto payload = bytes(fbb, {r.payload(offset), commandInfo(type).size});
-      requests.push_back(fb::CreateRequest(fbb, h.type, payload, aux));
-    }
-  }
-  const auto frame = fb::CreateFrame(fbb, source.frame, source.sortedOrderHash,
-                                     requests.empty() ? 0 : fbb.CreateVector(requests),
-                                     fbb.CreateVector(buckets), source.dropped);
-  return finish(MessageKind::Frame, frame.Union());
+  const uint32_t slot = (newest + 1) % 3;  // the oldest of the three
+  GatheredFrame& now = frames[slot];
+  if (auto r = gatherer.gather(source, now); !r) return r.error();
+  markRetained(now, lastEpoch);
+  // A frame predicts only from the frames before it since the last one that could not (a chunk's first).
+  run = source.predict ? std::min<uint32_t>(run + 1, 2) : 0;
+  const GatheredFrame* previous = run >= 1 ? &frames[newest] : nullptr;
+  const GatheredFrame* beforePrevious = run >= 2 ? &frames[(newest + 2) % 3] : nullptr;
+  newest = slot;
+  counts.packets += now.counts.packets;
+  counts.packetBytes += now.counts.packetBytes;
+  return encoder.encode(now, previous, beforePrevious);
 }
 
 // ---- MessageEncoder ----

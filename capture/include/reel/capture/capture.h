@@ -22,18 +22,25 @@
 //
 // How the work is split (none of it runs on the recording threads):
 //  - the render thread, in onFrame, takes a FrameLease on the frame's streams (frame.h) and queues the
-//    frame: a lock or two, no copy. At most kMaxObserverRetainedFrames frames wait; when the writer is
-//    that far behind, CaptureOptions::whenBehind decides: the render thread waits for it (the default,
+//    frame: a lock or two, no copy. At most kMaxObserverRetainedFrames frames wait; when the encoders are
+//    that far behind, CaptureOptions::whenBehind decides: the render thread waits for them (the default,
 //    counted in CaptureStats::renderWaits), or the frame is dropped from the capture: its resource
 //    requests are copied and written (the resources stay right for the frames after it), its buckets
 //    are not, and the trace marks it dropped (FrameRecord::dropped; CaptureStats::framesDropped).
 //  - at the first frame, and at each key frame (KeyFrameSettings), onFrameStart copies the live
 //    resources and reads their contents back.
-//  - a writer thread builds the FlatBuffers messages from the retained streams and gives the streams
-//    back; compression threads (CompressionSettings::threads) compress whole chunks in parallel, and the
+//  - encode threads (CaptureOptions::encodeThreads) take the queued frames in frame order, each copies
+//    its frame's columns out of the leased streams and ends the lease (the renderer has them back before
+//    any encoding), then builds the frame's message, several frames at once: a frame encoded against the
+//    frames before it in its chunk (CompressionSettings::predictFrames) needs their copied columns, not
+//    their messages. A plan made in frame order says where chunks will close, so a frame knows which
+//    frames before it it may predict from while they still encode.
+//  - the writer thread appends the messages in frame order, whatever order they were encoded in;
+//    compression threads (CompressionSettings::threads) compress whole chunks in parallel, and the
 //    chunks reach the file in order. Memory between the render thread and the file is bounded: the
-//    retained frames, the open chunk (chunkBytes) and closed chunks waiting for compression
-//    (maxPendingBytes, after which the writer thread waits, and the render thread behind it).
+//    leased frames, the frames being encoded (maxEncodeFrames, maxEncodeBytes), the open chunk
+//    (chunkBytes) and closed chunks waiting for compression (maxPendingBytes, after which the writer
+//    thread waits, and the encoders and the render thread behind it).
 //
 // Several captures may run on one renderer at once, over the same or different frames: each is an
 // observer of its own (Renderer::addObserver), gets every frame of its range and writes its own file.
@@ -66,7 +73,11 @@ inline constexpr uint64_t kNoLastFrame = std::numeric_limits<uint64_t>::max();
 // The trace writer's zstd settings and chunk sizes (reel/trace/writer.h says why these defaults).
 using CompressionSettings = trace::CompressionSettings;
 
-// What onFrame does when the writer is kMaxObserverRetainedFrames frames behind.
+// CaptureOptions::encodeThreads: min(4, hardware threads).
+inline constexpr uint32_t kAutoEncodeThreads = std::numeric_limits<uint32_t>::max();
+
+// What onFrame does when the encoders are that far behind that every frame it may keep leased waits
+// for them (kMaxObserverRetainedFrames, besides the maxEncodeFrames they hold).
 enum class WhenBehind : uint8_t {
   Wait,        // the render thread waits for the writer: every frame is captured
   DropFrames,  // the frame's buckets are left out of the trace (its requests are kept), marked dropped
@@ -97,6 +108,14 @@ struct CaptureOptions {
   CompressionSettings compression = {};
   KeyFrameSettings keyFrames = {};
   WhenBehind whenBehind = WhenBehind::Wait;
+  // Threads that encode frame messages, several frames at once (the file gets them in frame order):
+  // 0 encodes on the writer thread, one frame at a time.
+  uint32_t encodeThreads = kAutoEncodeThreads;
+  // Frames between the renderer and the file (taken from the renderer, not yet appended), and their
+  // gathered columns' bytes (one frame always goes): past either, no further frame is taken, and
+  // whenBehind decides for the frames the render thread hands over.
+  uint32_t maxEncodeFrames = 8;
+  uint64_t maxEncodeBytes = 256ull << 20;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
   // Called once, on the capture's writer thread, when a write fails and the capture stops: the message
@@ -128,6 +147,12 @@ struct CaptureStats {
   uint64_t fileBytes = 0;
   uint64_t chunks = 0;
   uint64_t writerCpuNs = 0;  // CPU time of the writer thread
+  uint32_t encodeThreads = 0;
+  uint64_t encodeCpuNs = 0;         // CPU time gathering and encoding frames (the encode threads')
+  uint64_t framesReencoded = 0;     // encoded again by the writer thread: the chunk plan guessed wrong
+  uint64_t framesEncodedEarly = 0;  // encoded before the frame before them (the file still gets them after)
+  uint64_t peakFramesInFlight = 0;  // taken from the renderer and not yet appended, at most
+  uint64_t peakBytesInFlight = 0;   // their gathered columns' bytes, at most
   bool finished = false;
   std::string error;  // the first write error; the capture stopped there
 };

@@ -1,0 +1,259 @@
+// Frames encoded on several threads at once (CaptureOptions::encodeThreads): the file gets them in frame
+// order whatever order their encoders finish in, predicted exactly as one thread predicts them; the
+// frames between the renderer and the file stay within maxEncodeFrames and maxEncodeBytes; the policy
+// when the encoders fall behind still holds.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "reel/capture/capture.h"
+#include "reel/runtime/null_device.h"
+#include "reel/schema/compression.h"
+#include "reel/trace/reader.h"
+#include "scene.h"
+#include "witness.h"
+
+namespace reel::testing {
+namespace {
+
+using capture::Capture;
+using capture::CaptureOptions;
+using trace::TraceReader;
+
+CaptureOptions options(const std::string& path) {
+  CaptureOptions o;
+  o.path = path;
+  o.appName = "parallel_encode_test";
+  o.handleSignals = false;
+  o.keyFrames.everyMillis = 0;    // the same messages every run
+  o.compression.chunkMillis = 0;  // chunks by frame count and size alone: the same chunks every run
+  o.compression.maxFramesPerChunk = 8;
+  return o;
+}
+
+// `draws` draws, each after 1 KiB of push constants, whose keys and bytes move a little from frame to
+// frame, as an animated scene's do. The constants cost the encoder (copied, predicted, shuffled) far more
+// than they cost the null device's render thread, so frames queue up for the encoders.
+void recordDraws(CommandBucket<uint32_t>& bucket, uint64_t frame, uint32_t draws) {
+  uint32_t constants[256];
+  for (uint32_t i = 0; i < draws; ++i) {
+    // Moving linearly with the frame, as positions of an animation do: what prediction is for.
+    for (uint32_t w = 0; w < 256; ++w)
+      constants[w] = (i * 2654435761u ^ w * 40503u) + static_cast<uint32_t>(frame) * (w + 1);
+    auto& push = bucket.addWithData<cmd::PushConstants>(i * 4 + static_cast<uint32_t>(frame % 3), constants,
+                                                        sizeof constants);
+    auto& draw = bucket.append<cmd::Draw>(&push);
+    draw.vertexCount = 3 + i % 5;
+    draw.firstVertex = static_cast<uint32_t>(frame) * 2 + i;
+  }
+}
+
+struct Captured {
+  std::map<uint64_t, WitnessFrame> frames;
+  capture::CaptureStats stats;
+};
+
+// Frames of alternately `big` and `small` draws: a big frame takes far longer to encode than the small
+// frame after it, which its encoder starts as soon as the big one is planned.
+Captured captureAlternating(const CaptureOptions& o, uint64_t frames, uint32_t big, uint32_t small) {
+  NullDevice device(false);
+  Renderer renderer(device);
+  auto& bucket = renderer.createBucket<uint32_t>("alternating");
+  auto capture = Capture::start(renderer, o);
+  EXPECT_TRUE(capture) << capture.error().message;
+  if (!capture) return {};
+  Witness witness;
+  const ObserverRegistration watching = renderer.addObserver(witness);
+  for (uint64_t f = 0; f < frames; ++f) {
+    recordDraws(bucket, renderer.recordingFrame(), f % 2 == 0 ? big : small);
+    renderer.kick();
+  }
+  EXPECT_TRUE(capture.value()->finish());
+  renderer.flushAndWait();
+  return {witness.frames(), capture.value()->stats()};
+}
+
+// The frame messages of a trace, decompressed, in file order.
+std::vector<std::vector<std::byte>> frameMessages(const std::string& path) {
+  auto reader = TraceReader::open(path);
+  EXPECT_TRUE(reader) << reader.error().message;
+  if (!reader) return {};
+  const std::vector<std::byte> file = readFile(path);
+  schema::ChunkDecompressor decompressor;
+  std::vector<std::vector<std::byte>> out;
+  std::vector<std::byte> raw;
+  uint32_t loaded = UINT32_MAX;
+  for (const trace::MessageInfo& m : reader->messages()) {
+    if (m.kind != static_cast<uint8_t>(trace::MessageKind::Frame)) continue;
+    if (m.chunk != loaded) {
+      const trace::ChunkInfo& c = reader->chunks()[m.chunk];
+      raw.resize(c.rawSize);
+      EXPECT_TRUE(decompressor.decompress(file.data() + c.offset, c.compressedSize, raw.data(), raw.size()));
+      loaded = m.chunk;
+    }
+    out.emplace_back(raw.begin() + m.offset, raw.begin() + m.offset + m.size);
+  }
+  return out;
+}
+
+void expectEveryFrameInOrderAsWitnessed(const std::string& path,
+                                        const std::map<uint64_t, WitnessFrame>& witnessed) {
+  auto reader = TraceReader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_EQ(reader->frameCount(), witnessed.size());
+  auto expected = witnessed.begin();
+  for (size_t i = 0; i < reader->frameCount(); ++i, ++expected) {
+    auto frame = reader->readFrame(i);
+    ASSERT_TRUE(frame) << i << ": " << frame.error().message;
+    EXPECT_EQ(frame->number, expected->first) << "the trace's frame " << i;
+    EXPECT_FALSE(frame->dropped);
+    expectFrameEquals(expected->second, frame.value());
+  }
+  // In the file too: each frame message after the one before it.
+  uint64_t last = 0;
+  bool any = false;
+  for (const trace::MessageInfo& m : reader->messages()) {
+    if (m.kind != static_cast<uint8_t>(trace::MessageKind::Frame)) continue;
+    if (any) {
+      EXPECT_GT(m.frame, last) << "frame " << m.frame << " written after frame " << last;
+    }
+    last = m.frame;
+    any = true;
+  }
+}
+
+// A small frame's encoder finishes before the big frame's before it (framesEncodedEarly counts it), yet
+// the file has every frame in frame order, each read back as the renderer saw it.
+TEST(ParallelEncode, FramesReachTheFileInFrameOrderWhateverOrderTheyAreEncodedIn) {
+  TempDir dir;
+  CaptureOptions o = options(dir.path("order.reel"));
+  o.encodeThreads = 4;
+  const Captured captured = captureAlternating(o, 40, 3000, 1);
+  EXPECT_GT(captured.stats.framesEncodedEarly, 0u)
+      << "no frame finished encoding before the frame before it: the test did not test the order";
+  EXPECT_EQ(captured.stats.framesWritten, 40u);
+  expectEveryFrameInOrderAsWitnessed(o.path, captured.frames);
+}
+
+// The frame messages several threads build are byte for byte those one thread builds (the same
+// predictions from the same frames), and the chunk plan matched the file's chunks: no frame was encoded
+// twice.
+TEST(ParallelEncode, SeveralEncodeThreadsWriteTheBytesOneWrites) {
+  TempDir dir;
+  CaptureOptions one = options(dir.path("one.reel"));
+  one.encodeThreads = 0;
+  CaptureOptions four = options(dir.path("four.reel"));
+  four.encodeThreads = 4;
+  const Captured a = captureAlternating(one, 30, 800, 800);
+  const Captured b = captureAlternating(four, 30, 800, 800);
+  EXPECT_EQ(a.stats.framesReencoded, 0u);
+  EXPECT_EQ(b.stats.framesReencoded, 0u);
+  const auto messagesA = frameMessages(one.path);
+  const auto messagesB = frameMessages(four.path);
+  ASSERT_EQ(messagesA.size(), 30u);
+  ASSERT_EQ(messagesB.size(), 30u);
+  // Predicted frames are what this compares: they shrink the file well below whole frames.
+  CaptureOptions whole = one;
+  whole.path = dir.path("whole.reel");
+  whole.compression.predictFrames = false;
+  const Captured c = captureAlternating(whole, 30, 800, 800);
+  EXPECT_LT(b.stats.fileBytes * 10, c.stats.fileBytes * 9);
+  for (size_t i = 0; i < messagesA.size(); ++i)
+    EXPECT_TRUE(messagesA[i] == messagesB[i]) << "frame message " << i;
+  expectEveryFrameInOrderAsWitnessed(four.path, b.frames);
+}
+
+// A chunk closes where the plan said (by frame count here), so predicted frames never cross a chunk;
+// and at each chunk's first frame nothing is predicted (the reader checks: every frame reads alone).
+TEST(ParallelEncode, EveryChunkDecodesOnItsOwn) {
+  TempDir dir;
+  CaptureOptions o = options(dir.path("chunks.reel"));
+  o.encodeThreads = 3;
+  o.compression.maxFramesPerChunk = 3;
+  const Captured captured = captureAlternating(o, 20, 500, 500);
+  EXPECT_EQ(captured.stats.framesReencoded, 0u);
+  auto reader = TraceReader::open(o.path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  for (size_t i = reader->frameCount(); i-- > 0;) {
+    auto fresh = TraceReader::open(o.path);
+    ASSERT_TRUE(fresh);
+    auto frame = fresh->readFrame(i);
+    ASSERT_TRUE(frame) << i << ": " << frame.error().message;
+    expectFrameEquals(captured.frames.at(frame->number), frame.value());
+  }
+}
+
+// The writer stalls (a FIFO nobody reads for a while): the encoders take at most maxEncodeFrames frames,
+// the render thread then waits (WhenBehind::Wait), and every frame still reaches the trace whole.
+TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
+  TempDir dir;
+  const std::string fifo = dir.path("stalled.reel");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int readEnd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(readEnd, 0);
+  NullDevice device(false);
+  Renderer renderer(device, {.framesInFlight = kMaxFramesInFlight});
+  Scene scene(renderer, {.draws = 200, .auxBytes = 1024, .randomAux = true});  // ~200 KiB a frame
+  CaptureOptions o = options(fifo);
+  o.encodeThreads = 4;
+  o.maxEncodeFrames = 3;
+  o.compression.maxFramesPerChunk = 1;
+  o.compression.maxPendingBytes = 1;
+  auto capture = Capture::start(renderer, o);
+  ASSERT_TRUE(capture) << capture.error().message;
+  Witness witness;
+  const ObserverRegistration watching = renderer.addObserver(witness);
+  std::vector<std::byte> received;
+  std::thread drain([&] {
+    // Long enough for the frames below to fill every bound.
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ::fcntl(readEnd, F_SETFL, 0);
+    std::byte buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(readEnd, buffer, sizeof buffer);
+      if (n <= 0) break;
+      received.insert(received.end(), buffer, buffer + n);
+    }
+  });
+  constexpr uint64_t kFrames = 16;
+  for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
+  ASSERT_TRUE(capture.value()->finish());
+  renderer.flushAndWait();
+  drain.join();
+  ::close(readEnd);
+  const capture::CaptureStats stats = capture.value()->stats();
+  EXPECT_LE(stats.peakFramesInFlight, 3u);
+  EXPECT_EQ(stats.peakFramesInFlight, 3u) << "the stall should have filled the bound";
+  EXPECT_GE(stats.renderWaits, 1u);
+  EXPECT_EQ(stats.framesWritten, kFrames);
+  EXPECT_EQ(stats.framesDropped, 0u);
+  auto reader = TraceReader::fromBytes(std::move(received), "fifo");
+  ASSERT_TRUE(reader) << reader.error().message;
+  ASSERT_EQ(reader->frameCount(), kFrames);
+  for (size_t i = 0; i < kFrames; ++i) {
+    auto frame = reader->readFrame(i);
+    ASSERT_TRUE(frame) << i << ": " << frame.error().message;
+    EXPECT_FALSE(frame->dropped);
+    expectFrameEquals(witness.frames().at(frame->number), frame.value());
+  }
+}
+
+// maxEncodeBytes below one frame's columns: one frame at a time, still every frame.
+TEST(ParallelEncode, MaxEncodeBytesBelowOneFrameTakesOneFrameAtATime) {
+  TempDir dir;
+  CaptureOptions o = options(dir.path("bytes.reel"));
+  o.encodeThreads = 4;
+  o.maxEncodeBytes = 1;
+  const Captured captured = captureAlternating(o, 12, 500, 500);
+  EXPECT_EQ(captured.stats.peakFramesInFlight, 1u);
+  EXPECT_GT(captured.stats.peakBytesInFlight, 0u);
+  expectEveryFrameInOrderAsWitnessed(o.path, captured.frames);
+}
+
+}  // namespace
+}  // namespace reel::testing
