@@ -24,7 +24,7 @@ presets=(default)
 bash scripts/build.sh "${presets[@]}"
 # Under ThreadSanitizer only what its tests need: the Vulkan driver's threads are not instrumented, so
 # the test executables that drive it are not built there (and ctest lists no test of theirs).
-tsan_targets=(reel_runtime_tests reel_capture_tests reel_capture_failure_tests reel_replay_tests)
+tsan_targets=(reel_runtime_tests reel_capture_tests reel_capture_failure_tests reel_capture_fault_tests reel_replay_tests)
 if [ $tsan = 1 ]; then
   REEL_SKIP_DEPS=1 bash scripts/build.sh --targets "${tsan_targets[*]}" tsan
   presets+=(tsan)

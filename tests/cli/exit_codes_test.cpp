@@ -217,6 +217,18 @@ TEST(CliTrim, JsonIsOneObjectOnStdoutAndProgressOnlyOnStderr) {
   EXPECT_EQ(r.err, "");
 }
 
+TEST(CliDump, ProgressOnlyOnStderrAndOnlyWhenAsked) {
+  RunResult r = runReel("dump " + kCubes + " --progress");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_NE(r.err.find("dump: 0% (0 of 2)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dump: 100% (2 of 2)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("dump:"), std::string::npos) << "the packets on stdout stay clean";
+  EXPECT_NE(r.out.find("DrawIndexed"), std::string::npos);
+  r = runReel("dump " + kCubes);
+  ASSERT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.err, "");
+}
+
 TEST(CliVerify, ProgressOnlyOnStderrAndOnlyWhenAsked) {
   RunResult r = runReel("verify " + kCubes + " --progress --json");
   ASSERT_EQ(r.exitCode, 0) << r.err;

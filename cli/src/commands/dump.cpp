@@ -3,6 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "../progress.h"
 #include "../trace_input.h"
 #include "reel/json/json.h"
 #include "reel/trace/frame_order.h"
@@ -24,6 +25,7 @@ class DumpCommand final : public Subcommand {
     app.add_option("--type", type_, "Only packets of this command type (e.g. DrawIndexed)");
     app.add_option("--tag", tag_, "Only packets whose tag message or source file contains this text");
     app.add_flag("--json", json_, "JSON Lines: one object per packet");
+    app.add_flag("--progress", progress_, "Show progress on stderr even when it is not a terminal");
   }
 
   int run() override {
@@ -38,7 +40,10 @@ class DumpCommand final : public Subcommand {
     size_t first = 0, last = reader.frameCount() ? reader.frameCount() - 1 : 0;
     if (frame_) std::tie(first, last) = frameRange(reader, std::to_string(*frame_));
     bool anyError = false;
+    // On stderr: a dump's stdout is the packets, often piped on.
+    Progress progress("dump", last - first + 1, progress_);
     for (size_t i = first; i <= last && i < reader.frameCount(); ++i) {
+      progress.step(i - first);
       auto frame = reader.readFrame(i);
       if (!frame) {
         std::fprintf(stderr, "%s\n", frame.error().message.c_str());
@@ -47,6 +52,8 @@ class DumpCommand final : public Subcommand {
       }
       dumpFrame(h, *frame);
     }
+    progress.step(last - first + 1);
+    progress.finish();
     return anyError ? kCheckFailed : kSuccess;
   }
 
@@ -138,7 +145,7 @@ class DumpCommand final : public Subcommand {
 
   std::string path_, type_, tag_;
   std::optional<uint64_t> frame_;
-  bool sorted_ = false, json_ = false;
+  bool sorted_ = false, json_ = false, progress_ = false;
 };
 
 }  // namespace
