@@ -47,7 +47,10 @@ constexpr uint32_t kWidth = 1280, kHeight = 720;
 // image, and one scene drawing into it.
 class Bench {
  public:
-  explicit Bench(std::unique_ptr<samples::Scene> scene, uint32_t draws) : scene_(std::move(scene)) {
+  // Instance merging is off unless asked for: the direct loop records every draw, and translation is
+  // compared with it only while both record the same work.
+  explicit Bench(std::unique_ptr<samples::Scene> scene, uint32_t draws, bool mergeInstances = false)
+      : scene_(std::move(scene)) {
     VulkanDeviceOptions options;
     options.applicationName = "reel_vulkan_bench";
     options.collectTimings = true;
@@ -58,7 +61,8 @@ class Bench {
     }
     device_ = std::move(*device);
     // One worker: translation per packet is compared with the direct loop on one thread each.
-    renderer_ = std::make_unique<Renderer>(*device_, RendererConfig{.framesInFlight = 2, .workers = 1});
+    renderer_ = std::make_unique<Renderer>(
+        *device_, RendererConfig{.framesInFlight = 2, .workers = 1, .mergeInstances = mergeInstances});
     timing_ = renderer_->addObserver(lastTiming_);
     main_ = &renderer_->createBucket<DrawKey>("main");
     for (uint32_t i = 0; i < 2; ++i) {
@@ -370,6 +374,82 @@ void BM_StressRenderThread(benchmark::State& state) {
 BENCHMARK(BM_StressRenderThread)
     ->Arg(100000)
     ->Arg(10000)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(2.0);
+
+// Instance merging on `stress` (docs/instance-merging.md), merged (second argument 1) against unmerged
+// (0) on one render thread: draws as recorded and as they reached Vulkan per frame, and the render thread's
+// CPU time per frame (all phases; merging is inside Sort). Iteration time (manual) is that CPU time. The
+// run counters describe the sorted frame itself, from the scene's draws: consecutive draws of one material
+// (pipeline and texture) are what merging folds, so runs_* say how much it can fold at most.
+void BM_StressMerge(benchmark::State& state) {
+  const auto draws = static_cast<uint32_t>(state.range(0));
+  const bool merge = state.range(1) != 0;
+  Bench bench(samples::makeStress(), draws, merge);
+  if (!bench.error.empty()) return state.SkipWithError(bench.error.c_str());
+  const auto& scene = static_cast<const samples::StressScene&>(bench.scene());
+
+  // Runs of one material in sorted order (a stable sort by key, as the renderer's).
+  std::vector<std::pair<uint64_t, uint32_t>> sorted(draws);
+  for (uint32_t i = 0; i < draws; ++i) {
+    const samples::StressDraw d = scene.draw(i, 0.0f);
+    sorted[i] = {d.key.bits, d.pipeline * samples::StressScene::kTextures + d.texture};
+  }
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  double runs = 0, runsOfTwoOrMore = 0, drawsInThose = 0, opaqueRuns = 0, longest = 0;
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i + 1;
+    while (j < sorted.size() && sorted[j].second == sorted[i].second) ++j;
+    const double length = double(j - i);
+    ++runs;
+    if (length >= 2) {
+      ++runsOfTwoOrMore;
+      drawsInThose += length;
+    }
+    if (sorted[i].second < samples::StressScene::kTextures) ++opaqueRuns;  // pipeline 0: opaque
+    longest = std::max(longest, length);
+    i = j;
+  }
+
+  double frames = 0, cpu = 0, translate = 0, sortMerge = 0, recorded = 0, submitted = 0, merged = 0;
+  const VulkanDeviceStats before = bench.device().stats();
+  for (auto _ : state) {
+    bench.frame();
+    const FrameTiming& t = bench.last();
+    ++frames;
+    cpu += ns(t.totalCpu());
+    translate += ns(t.cpuOf(FramePhase::Translate));
+    sortMerge += ns(t.cpuOf(FramePhase::Sort));
+    recorded += double(t.drawsRecorded);
+    submitted += double(t.drawsSubmitted);
+    merged += double(t.mergedRuns);
+    state.SetIterationTime(ns(t.totalCpu()) / 1e9);
+  }
+  const VulkanDeviceStats after = bench.device().stats();
+  state.counters["draws_recorded_per_frame"] = recorded / frames;
+  state.counters["draws_submitted_per_frame"] = submitted / frames;
+  state.counters["merged_runs_per_frame"] = merged / frames;
+  state.counters["vk_draws_per_frame"] = double(after.draws - before.draws) / frames;
+  state.counters["vk_pipeline_binds_per_frame"] = double(after.pipelineBinds - before.pipelineBinds) / frames;
+  state.counters["vk_descriptor_pushes_per_frame"] =
+      double(after.descriptorPushes - before.descriptorPushes) / frames;
+  state.counters["render_thread_cpu_ms"] = cpu / frames / 1e6;
+  state.counters["translate_cpu_ms"] = translate / frames / 1e6;
+  state.counters["sort_and_merge_cpu_ms"] = sortMerge / frames / 1e6;
+  state.counters["runs"] = runs;
+  state.counters["runs_2plus"] = runsOfTwoOrMore;
+  state.counters["draws_in_runs_2plus"] = drawsInThose;
+  state.counters["mean_run"] = double(draws) / runs;
+  state.counters["longest_run"] = longest;
+  state.counters["opaque_runs"] = opaqueRuns;
+  state.SetLabel(bench.device().info().name);
+}
+BENCHMARK(BM_StressMerge)
+    ->Args({100000, 0})
+    ->Args({100000, 1})
+    ->ArgNames({"draws", "merge"})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond)
     ->MinTime(2.0);
