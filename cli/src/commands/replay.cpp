@@ -299,6 +299,10 @@ class ReplayCommand final : public Subcommand {
       for (const FrameTimes::Frame& t : times) {
         JsonObject o;
         o.add("frame", t.cpu.frame).add("packets", t.cpu.packets);
+        // Instance merging (REEL_MERGE_INSTANCES=0 turns it off): the frame's draws as recorded and the
+        // draws the device got.
+        o.add("draws_recorded", t.cpu.drawsRecorded).add("draws_submitted", t.cpu.drawsSubmitted);
+        o.add("merged_runs", t.cpu.mergedRuns);
         o.add("sort_ms", ms(t.cpu.wallOf(FramePhase::Merge) + t.cpu.wallOf(FramePhase::Sort)))
             .add("translate_ms", ms(t.cpu.wallOf(FramePhase::Translate)))
             .add("submit_ms", ms(t.cpu.wallOf(FramePhase::Submit)));
