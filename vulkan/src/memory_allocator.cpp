@@ -338,17 +338,26 @@ MemoryAllocatorStats MemoryAllocator::stats() const {
   return s;
 }
 
+// What vkGet*MemoryRequirements2 said of a buffer or an image, as a request: its size, alignment and
+// memory types, and whether the driver wants the resource in an allocation of its own.
+MemoryAllocator::Request MemoryAllocator::requestFrom(const VkMemoryRequirements2& requirements,
+                                                      const VkMemoryDedicatedRequirements& dedicated,
+                                                      MemoryDomain domain, Tiling tiling) {
+  Request request;
+  request.requirements = requirements.memoryRequirements;
+  request.domain = domain;
+  request.tiling = tiling;
+  request.dedicated = dedicated.prefersDedicatedAllocation || dedicated.requiresDedicatedAllocation;
+  return request;
+}
+
 Result<Allocation> MemoryAllocator::allocateFor(VkBuffer buffer, MemoryDomain domain) {
   auto info = make<VkBufferMemoryRequirementsInfo2>(VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2);
   info.buffer = buffer;
   auto dedicated = make<VkMemoryDedicatedRequirements>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS);
   auto requirements = make<VkMemoryRequirements2>(VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicated);
   fns_.t.vkGetBufferMemoryRequirements2(fns_.device, &info, &requirements);
-  Request request;
-  request.requirements = requirements.memoryRequirements;
-  request.domain = domain;
-  request.tiling = Tiling::Linear;
-  request.dedicated = dedicated.prefersDedicatedAllocation || dedicated.requiresDedicatedAllocation;
+  Request request = requestFrom(requirements, dedicated, domain, Tiling::Linear);
   request.dedicatedBuffer = buffer;
   auto memory = allocate(request);
   if (!memory) return memory.error();
@@ -365,11 +374,8 @@ Result<Allocation> MemoryAllocator::allocateFor(VkImage image, MemoryDomain doma
   auto dedicated = make<VkMemoryDedicatedRequirements>(VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS);
   auto requirements = make<VkMemoryRequirements2>(VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, &dedicated);
   fns_.t.vkGetImageMemoryRequirements2(fns_.device, &info, &requirements);
-  Request request;
-  request.requirements = requirements.memoryRequirements;
-  request.domain = domain;
-  request.tiling = Tiling::Optimal;  // reel creates optimal-tiling images only
-  request.dedicated = dedicated.prefersDedicatedAllocation || dedicated.requiresDedicatedAllocation;
+  // reel creates optimal-tiling images only.
+  Request request = requestFrom(requirements, dedicated, domain, Tiling::Optimal);
   request.dedicatedImage = image;
   auto memory = allocate(request);
   if (!memory) return memory.error();

@@ -137,6 +137,9 @@ class MemoryAllocator {
     VkImage dedicatedImage = VK_NULL_HANDLE;
   };
   Result<Allocation> allocate(const Request& request);
+  static Request requestFrom(const VkMemoryRequirements2& requirements,
+                             const VkMemoryDedicatedRequirements& dedicated, MemoryDomain domain,
+                             Tiling tiling);
 
   // For non-coherent memory: make CPU writes visible to the device / device writes visible to the CPU.
   // `offset` is within the allocation.
