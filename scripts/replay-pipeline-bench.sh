@@ -13,7 +13,8 @@
 #   MODES     read-ahead modes (default "default 0": reel's default --lookahead, and reading in line);
 #             also "N" for --lookahead N, "wW" (e.g. w1) for --read-workers W with the default look-ahead
 #   FRAMES, STRESS_FRAMES   frames captured (300, 30); SIZE   reel-sample's size ("" = its default)
-#   RUNS      runs per mode (3)
+#   RUNS      runs per mode (3); RUN_IDS   the runs' numbers instead ("2": a second run alone, so that
+#             two builds can take turns on a busy machine: A 1, B 1, A 2, B 2, ...)
 # On this 2-core VM (docs/measurements/vm-2026-11-25-replay/): SIZE="--width 64 --height 64"
 # STRESS_FRAMES=6 DEVICES="null llvmpipe". On the H100 host: the defaults, BUILD a Release build.
 set -uo pipefail
@@ -26,6 +27,7 @@ frames=${FRAMES:-300}
 stress_frames=${STRESS_FRAMES:-30}
 size=${SIZE:-}
 runs=${RUNS:-3}
+run_ids=${RUN_IDS:-$(seq 1 "$runs")}
 mkdir -p "$out/traces" "$out/$label"
 reel=$build/cli/reel
 [ -x "$reel" ] || reel=$build/reel
@@ -33,7 +35,7 @@ sample=$build/samples/reel-sample
 [ -x "$sample" ] || sample=$build/reel-sample
 log() { echo "== $*" | tee -a "$out/$label/run.log"; }
 
-log "$label: $reel ($(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null)), $(nproc) cores, $(uname -r)"
+log "$label: $reel, runs $run_ids, $(nproc) cores, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 for scene in cubes stress; do
   trace=$out/traces/$scene.reel
   [ -s "$trace" ] && continue
@@ -62,7 +64,7 @@ for scene in cubes stress; do
         w*) [ $has_workers = 1 ] || continue; mode_arg=(--read-workers "${mode#w}") ;;
         *) [ $has_lookahead = 1 ] || continue; mode_arg=(--lookahead "$mode") ;;
       esac
-      for run in $(seq 1 "$runs"); do
+      for run in $run_ids; do
         file=$out/$label/${scene}_${device}_${mode}_$run.json
         "$reel" replay "$trace" "${device_arg[@]}" "${mode_arg[@]}" --json 2>/dev/null |
           python3 -c 'import json,sys; d=json.load(sys.stdin); d.pop("frames_replayed",None); d.pop("render_thread",None); print(json.dumps(d))' \

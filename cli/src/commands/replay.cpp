@@ -138,7 +138,7 @@ class ReplayCommand final : public Subcommand {
                    "threads that translate a large frame (default: REEL_RENDER_WORKERS, else every core)")
         ->check(CLI::Range(1, 64));
     app.add_option("--lookahead", lookahead_,
-                   "frames read and decoded ahead on worker threads, at most (default 32, fewer when 256 MiB "
+                   "frames read and decoded ahead on worker threads, at most (default 32, fewer when 64 MiB "
                    "of the trace's largest frames would not fit; 0: read in line)")
         ->check(CLI::Range(0, 64));
     app.add_option("--read-workers", readWorkers_,

@@ -37,7 +37,7 @@ namespace reel::replay {
 
 struct PrefetchOptions {
   uint32_t lookahead = 32;              // at most this many frames decoded ahead (0: none, read in line)
-  uint64_t budgetBytes = 256ull << 20;  // and at most about this many bytes of them (the largest frame's)
+  uint64_t budgetBytes = 64ull << 20;   // and at most about this many bytes of them (the largest frame's)
   uint32_t workers = 0;                 // decoding threads; 0: defaultWorkers()
 };
 
