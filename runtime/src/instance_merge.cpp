@@ -7,18 +7,6 @@
 
 namespace reel {
 
-namespace {
-// Address space for one frame's merged chains: a run's constants are at most 128 bytes an instance, so
-// even a frame of millions of merged draws fits; pages are committed only as they are written.
-constexpr uint64_t kStreamBytes = 1ull << 30;
-
-uint32_t roundUp8(uint64_t bytes) {
-  return static_cast<uint32_t>((bytes + 7u) & ~uint64_t{7});
-}
-}  // namespace
-
-InstanceMerger::InstanceMerger() : stream_(BucketConfig{.packetBytes = kStreamBytes, .maxKeys = 1}) {}
-
 void InstanceMerger::onCreatePipeline(const cmd::CreatePipeline& create, std::span<const std::byte> aux) {
   const uint32_t index = create.pipeline.index();
   if (index >= pipelines_.size()) pipelines_.resize(index + 1);
@@ -120,52 +108,61 @@ bool InstanceMerger::sameRun(const Candidate& a, const Candidate& b) {
   return pa.offset == pb.offset;
 }
 
-uint32_t InstanceMerger::writePacket(CommandType type, const std::byte* payload,
-                                     std::span<const std::byte> aux, uint32_t auxBytes, uint32_t previous) {
-  const uint32_t size = commandInfo(type).size;
-  const uint32_t payloadBytes = roundUp8(size);
-  const uint64_t need = sizeof(PacketHeader) + payloadBytes + roundUp8(auxBytes);
-  if (need > UINT32_MAX) return 0;
-  const uint32_t offset = stream_.packets.claim(static_cast<uint32_t>(need));
-  if (offset == VirtualArena::kNoSpace) return 0;
-  PacketHeader& h = *stream_.packets.at<PacketHeader>(offset);
-  h = PacketHeader{};
-  h.type = static_cast<uint16_t>(type);
-  std::byte* body = stream_.packets.base() + offset + sizeof(PacketHeader);
-  std::memset(body, 0, payloadBytes);
-  std::memcpy(body, payload, size);
-  if (auxBytes != 0) {
-    h.auxOffset = offset + static_cast<uint32_t>(sizeof(PacketHeader)) + payloadBytes;
-    h.auxSize = auxBytes;
-    if (!aux.empty()) std::memcpy(stream_.packets.base() + h.auxOffset, aux.data(), aux.size());
-  }
-  if (previous != 0) stream_.packets.at<PacketHeader>(previous)->next = offset;
-  return offset;
-}
-
-uint32_t InstanceMerger::writeRun(std::span<const Candidate> run) {
-  const Candidate& first = run.front();
-  uint32_t head = 0, tail = 0;
-  auto copy = [&](const Packet& p) {
-    const PacketHeader& h = p.stream->header(p.body);
-    const auto type = static_cast<CommandType>(h.type);
-    const uint32_t offset = writePacket(type, p.stream->payload(p.body), p.stream->aux(h), h.auxSize, tail);
-    if (offset == 0) return false;
-    if (head == 0) head = offset;
-    tail = offset;
-    return true;
+size_t InstanceMerger::translateRun(Device& device, const FrameView& view, size_t i, size_t end,
+                                    InstanceMergeCursor& cursor, uint64_t& packets) const {
+  if (i < cursor.noRunBefore) return 0;
+  auto streamOf = [&](size_t k) -> const BucketStream& {
+    return *view.buckets[view.mergedBuckets[view.sorted[k].sequence]].stream;
   };
-  for (uint32_t i = 0; i < first.stateCount; ++i) {
-    if (!copy(first.state[i])) return 0;
+  std::vector<Candidate>& run = cursor.run;
+  run.clear();
+  Candidate first;
+  if (cursor.pendingIndex == i) {
+    first = cursor.pending;
+  } else if (!parse(streamOf(i), view.sorted[i].value, first)) {
+    return 0;
   }
-  if (!copy(run.back().push)) return 0;
+  run.push_back(first);
+  size_t j = i + 1;
+  for (; j < end && run.size() < kMaxInstances; ++j) {
+    Candidate next;
+    if (!parse(streamOf(j), view.sorted[j].value, next)) break;
+    if (!sameRun(first, next)) {
+      cursor.pending = next;
+      cursor.pendingIndex = j;
+      break;
+    }
+    run.push_back(next);
+  }
+  if (run.size() < kMinRun) {
+    // Every key up to j belongs to this short run, so none of them starts a long one.
+    cursor.noRunBefore = j;
+    return 0;
+  }
 
-  const PipelineInstancing& instancing = *first.instancing;
-  const uint32_t count = static_cast<uint32_t>(run.size());
-  const uint64_t constantBytes = uint64_t{instancing.constantBytes} * count;
-  if (constantBytes > UINT32_MAX) return 0;
+  // The first key's state, the last key's constants, then one draw of the whole run.
+  for (uint32_t s = 0; s < first.stateCount; ++s) {
+    const Packet& p = first.state[s];
+    const PacketHeader& h = p.stream->header(p.body);
+    dispatchPacket(device, static_cast<CommandType>(h.type), p.stream->payload(p.body),
+                   PacketContext{p.stream->aux(h), nullptr});
+  }
+  const Packet& lastPush = run.back().push;
+  const PacketHeader& pushHeader = lastPush.stream->header(lastPush.body);
+  dispatchPacket(device, CommandType::PushConstants, lastPush.stream->payload(lastPush.body),
+                 PacketContext{lastPush.stream->aux(pushHeader), nullptr});
+
+  const uint32_t bytes = first.instancing->constantBytes;
+  cursor.constants.resize(size_t{bytes} * run.size());
+  std::byte* entry = cursor.constants.data();
+  for (const Candidate& c : run) {
+    // A push covers exactly the declared range (parse()): its bytes are the instance's entry.
+    std::memcpy(entry, c.push.stream->aux(c.push.stream->header(c.push.body)).data(), bytes);
+    entry += bytes;
+  }
+  const auto count = static_cast<uint32_t>(run.size());
   const std::byte* draw = first.draw.stream->payload(first.draw.body);
-  uint32_t drawOffset;
+  const PacketContext context{cursor.constants, nullptr};
   if (first.drawType == CommandType::Draw) {
     cmd::Draw d;
     std::memcpy(&d, draw, sizeof d);
@@ -173,8 +170,7 @@ uint32_t InstanceMerger::writeRun(std::span<const Candidate> run) {
     merged.vertexCount = d.vertexCount;
     merged.instanceCount = count;
     merged.firstVertex = d.firstVertex;
-    drawOffset = writePacket(CommandType::DrawInstanced, reinterpret_cast<const std::byte*>(&merged), {},
-                             static_cast<uint32_t>(constantBytes), tail);
+    dispatchPacket(device, CommandType::DrawInstanced, &merged, context);
   } else {
     cmd::DrawIndexed d;
     std::memcpy(&d, draw, sizeof d);
@@ -183,98 +179,12 @@ uint32_t InstanceMerger::writeRun(std::span<const Candidate> run) {
     merged.instanceCount = count;
     merged.firstIndex = d.firstIndex;
     merged.vertexOffset = d.vertexOffset;
-    drawOffset = writePacket(CommandType::DrawIndexedInstanced, reinterpret_cast<const std::byte*>(&merged),
-                             {}, static_cast<uint32_t>(constantBytes), tail);
+    dispatchPacket(device, CommandType::DrawIndexedInstanced, &merged, context);
   }
-  if (drawOffset == 0) return 0;
-  // The constants, entry i from draw i: a push covers exactly the declared range (parse()).
-  std::byte* entries = stream_.packets.base() + stream_.header(drawOffset).auxOffset;
-  for (const Candidate& c : run) {
-    const PacketHeader& h = c.push.stream->header(c.push.body);
-    std::memcpy(entries, c.push.stream->aux(h).data(), instancing.constantBytes);
-    entries += instancing.constantBytes;
-  }
-  return head;
-}
-
-const FrameView& InstanceMerger::merge(const FrameView& in) {
-  stats_ = {};
-  if (optedIn_ == 0) return in;
-  stream_.packets.reset(8);  // offset 0 means "none" (command_bucket.h)
-  sorted_.clear();
-  packets_.clear();
-  const size_t n = in.sorted.size();
-  auto streamOf = [&](size_t i) -> const BucketStream& {
-    return *in.buckets[in.mergedBuckets[in.sorted[i].sequence]].stream;
-  };
-  // Parses key i, fetching the chain kPrefetchKeys ahead first: sorted order jumps around the packet
-  // arenas, so each chain head is a cache miss the hardware cannot foresee (as in Renderer::translate).
-  auto parseAt = [&](size_t i, Candidate& out) {
-    if (i + kPrefetchKeys < n) {
-      const SortEntry& ahead = in.sorted[i + kPrefetchKeys];
-      const std::byte* head = streamOf(i + kPrefetchKeys).packets.base() + ahead.value;
-      __builtin_prefetch(head);
-      __builtin_prefetch(head + 64);
-      __builtin_prefetch(head + 128);
-      __builtin_prefetch(head + 192);
-    }
-    return parse(streamOf(i), in.sorted[i].value, out);
-  };
-  // A candidate for key i, if it is one; the run that a parse broke off starts with it.
-  Candidate pending;
-  bool havePending = false;
-  for (size_t i = 0; i < n;) {
-    Candidate c;
-    if (havePending) {
-      c = pending;
-      havePending = false;
-    } else if (!parseAt(i, c)) {
-      sorted_.push_back(in.sorted[i++]);
-      continue;
-    }
-    run_.clear();
-    run_.push_back(c);
-    size_t j = i + 1;
-    for (; j < n && run_.size() < kMaxInstances; ++j) {
-      Candidate d;
-      if (!parseAt(j, d)) break;
-      if (!sameRun(run_.front(), d)) {
-        pending = d;
-        havePending = true;
-        break;
-      }
-      run_.push_back(d);
-    }
-    stats_.candidates += run_.size();
-    ++stats_.runLengths[std::min<size_t>(std::bit_width(run_.size()) - 1, stats_.runLengths.size() - 1)];
-    const uint32_t head = run_.size() >= kMinRun ? writeRun(run_) : 0;
-    if (head != 0) {
-      ++stats_.runs;
-      stats_.mergedDraws += run_.size();
-      sorted_.push_back(SortEntry{in.sorted[i].key,
-                                  static_cast<uint32_t>(in.mergedPackets.size() + packets_.size()), head});
-      packets_.push_back(head);
-    } else {
-      sorted_.insert(sorted_.end(), in.sorted.begin() + static_cast<ptrdiff_t>(i),
-                     in.sorted.begin() + static_cast<ptrdiff_t>(j));
-    }
-    i = j;
-  }
-  if (stats_.runs == 0) return in;
-
-  // The merged chains' keys get sequence numbers after the frame's own, from the merger's stream.
-  buckets_.assign(in.buckets.begin(), in.buckets.end());
-  buckets_.push_back(FrameBucketView{nullptr, &stream_, BucketOrder::Scene});
-  const auto merged = static_cast<uint16_t>(buckets_.size() - 1);
-  bucketOf_.assign(in.mergedBuckets.begin(), in.mergedBuckets.end());
-  bucketOf_.resize(bucketOf_.size() + packets_.size(), merged);
-  packets_.insert(packets_.begin(), in.mergedPackets.begin(), in.mergedPackets.end());
-  view_ = in;
-  view_.buckets = buckets_;
-  view_.mergedPackets = packets_;
-  view_.mergedBuckets = bucketOf_;
-  view_.sorted = sorted_;
-  return view_;
+  packets += first.stateCount + 2;
+  ++cursor.counts.runs;
+  cursor.counts.mergedDraws += count;
+  return run.size();
 }
 
 }  // namespace reel

@@ -177,7 +177,10 @@ Renderer::Renderer(Device& device, RendererConfig config, AbiStamp app)
     minJobKeys_ = minJobKeysFromEnvironment();
   }
   sorter_ = std::make_unique<RadixSorter>(pool_.get());
-  if (mergeInstancesFromEnvironment(config.mergeInstances)) merger_ = std::make_unique<InstanceMerger>();
+  if (mergeInstancesFromEnvironment(config.mergeInstances)) {
+    merger_ = std::make_unique<InstanceMerger>();
+    mergeCursors_.resize(workers_);  // one per translating thread (WorkerPool's thread index)
+  }
   thread_ = std::thread([this] { renderLoop(); });
   // Before any kick or flush: the render thread touches the device only for those.
   device_.setOwnerThread(thread_.get_id());
@@ -428,31 +431,27 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   view.record = frame.lease.record_;
   clock.enter(FramePhase::Observers);
   for (FrameObserver* observer : frame.observers) observer->onFrame(view);
-  // Observers saw the frame as recorded; the device gets it merged. A frame stopped after N packets
-  // counts the recorded packets, so it stays unmerged.
-  const FrameView* translatedView = &view;
-  if (merger_ && frame.stopAfterPackets == UINT64_MAX) {
-    clock.enter(FramePhase::Sort);
-    translatedView = &merger_->merge(view);
-  }
-  const FrameView& merged = *translatedView;
+  // Observers saw the frame as recorded; translation merges runs of draws (instance_merge.h). A frame
+  // stopped after N packets counts the recorded packets, so it stays unmerged.
+  const bool merge = merger_ && merger_->anyOptedIn() && frame.stopAfterPackets == UINT64_MAX;
 
   // A frame stopped after N packets stays on one thread: it is a debugging view, and its end is easier to
   // find there.
   const uint32_t jobs =
       pool_ && frame.stopAfterPackets == UINT64_MAX
-          ? std::min(jobCountFor(merged.sorted.size(), pool_->threads() * kJobsPerThread, minJobKeys_),
+          ? std::min(jobCountFor(view.sorted.size(), pool_->threads() * kJobsPerThread, minJobKeys_),
                      device_.jobCapacity())
           : 1;
   FrameTiming wide;
   uint64_t translated;
-  uint64_t draws = 0;
+  DrawCounts draws;
   if (jobs > 1) {
-    translated = translateWide(merged, jobs, clock, wide, draws);
+    translated = translateWide(view, jobs, clock, wide, merge, draws);
   } else {
     clock.enter(FramePhase::Translate);
     const auto start = std::chrono::steady_clock::now();
-    translated = translate(merged, 0, merged.sorted.size(), frame.stopAfterPackets, draws);
+    translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets,
+                           merge ? &mergeCursors_[0] : nullptr, draws);
     wide.jobWall[0] = std::chrono::steady_clock::now() - start;
     wide.jobPackets[0] = translated;
   }
@@ -478,13 +477,9 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   timing.jobs = jobs;
   timing.jobWall = wide.jobWall;
   timing.jobPackets = wide.jobPackets;
-  timing.drawsSubmitted = draws;
-  if (merger_ && translatedView != &view) {
-    timing.drawsRecorded = draws + merger_->stats().drawsRemoved();
-    timing.mergedRuns = merger_->stats().runs;
-  } else {
-    timing.drawsRecorded = draws;
-  }
+  timing.drawsSubmitted = draws.submitted;
+  timing.drawsRecorded = draws.submitted + draws.mergedDraws - draws.mergedRuns;
+  timing.mergedRuns = draws.mergedRuns;
   {
     std::lock_guard lock(mutex_);
     stats_.drawsRecorded += timing.drawsRecorded;
@@ -499,7 +494,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 }
 
 uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing,
-                                 uint64_t& draws) {
+                                 bool merge, DrawCounts& draws) {
   clock.enter(FramePhase::Sweep);
   const std::span<const TranslationJob> plan = planner_->plan(view, jobs, pool_.get(), [this](uint32_t slot) {
     return slot < computePipelines_.size() && computePipelines_[slot] != 0;
@@ -507,7 +502,7 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
   device_.beginJobs(jobs);
   clock.enter(FramePhase::Translate);
   std::array<uint64_t, kMaxRenderWorkers> packets{};
-  std::array<uint64_t, kMaxRenderWorkers> jobDraws{};
+  std::array<DrawCounts, kMaxRenderWorkers> jobDraws{};
   // Jobs outnumber threads (kJobsPerThread): each thread takes the next job in sort order until none is
   // left, so a thread whose packets cost more (the same packet count can take 3x as long in another part
   // of the frame: other pipelines, descriptor pushes) simply takes fewer jobs.
@@ -524,7 +519,8 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
                           });
       }
       device_.startJobRange();
-      packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX, jobDraws[j]);
+      packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX,
+                             merge ? &mergeCursors_[thread] : nullptr, jobDraws[j]);
       device_.leaveJob();
       timing.jobWall[j] = std::chrono::steady_clock::now() - start;
       timing.jobPackets[j] = packets[j];
@@ -536,13 +532,15 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
   uint64_t total = 0;
   for (uint32_t j = 0; j < jobs; ++j) {
     total += packets[j];
-    draws += jobDraws[j];
+    draws.submitted += jobDraws[j].submitted;
+    draws.mergedRuns += jobDraws[j].mergedRuns;
+    draws.mergedDraws += jobDraws[j].mergedDraws;
   }
   return total;
 }
 
 uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,
-                             uint64_t& draws) {
+                             InstanceMergeCursor* merge, DrawCounts& draws) {
   // Sorted order jumps around the packet arenas (keys are sorted, packets lie in recording order), so
   // every chain head is a cache miss that the hardware prefetcher cannot foresee: without a driver
   // (BM_TranslateStress, 100k stress keys) that was ~9x the cost of the same walk in recording order.
@@ -552,6 +550,7 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
   const size_t total = end;
   uint64_t count = 0;
   uint64_t drawPackets = 0;
+  if (merge) merge->reset();
   for (size_t i = first; i < total; ++i) {
     if (count >= stopAfterPackets) break;
     // Written out here, not in a lambda: GCC 12 deems a function whose only effect is a prefetch pure and
@@ -565,6 +564,14 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
       __builtin_prefetch(head + 64);
       __builtin_prefetch(head + 128);
       __builtin_prefetch(head + 192);
+    }
+    if (merge) {
+      // A run of draws from here, dispatched as one instanced draw: skip the keys it took.
+      if (const size_t taken = merger_->translateRun(device_, view, i, total, *merge, count)) {
+        ++drawPackets;
+        i += taken - 1;
+        continue;
+      }
     }
     const SortEntry& entry = sorted[i];
     const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
@@ -581,7 +588,11 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
       offset = h.next;
     }
   }
-  draws += drawPackets;
+  draws.submitted += drawPackets;
+  if (merge) {
+    draws.mergedRuns += merge->counts.runs;
+    draws.mergedDraws += merge->counts.mergedDraws;
+  }
   return count;
 }
 

@@ -136,18 +136,40 @@ TEST_F(InstanceMergeTest, EqualPacketsFromDifferentSharedHeadersMerge) {
 }
 
 TEST_F(InstanceMergeTest, ADifferentSharedPacketEndsTheRun) {
-  const auto& a = header(opted_[0]);
-  const auto& b = header(opted_[1]);
-  // Sorted: kMinRun of a, kMinRun of b, one a: two merged runs, then a run of one.
+  // One pipeline; the shared packet is a texture bind, and two of them bind different slots.
+  auto& slot0 = bucket_.createShared<cmd::BindTexture>();
+  slot0.texture = texture_;
+  auto& slot1 = bucket_.createShared<cmd::BindTexture>();
+  slot1.texture = texture_;
+  slot1.slot = 1;
+  auto chain = [&](const cmd::BindTexture& shared, uint32_t depth) {
+    PacketHeader& ref = bucket_.addShared(DrawKey::draw(0, 1, Translucency::Opaque, {1, 0}, depth), shared);
+    auto& bind = bucket_.append<cmd::BindPipeline>(ref);
+    bind.pipeline = opted_[0];
+    auto& push = bucket_.append<cmd::PushConstants>(&bind, sizeof(Push));
+    bucket_.append<cmd::Draw>(&push).vertexCount = 6;
+  };
+  // Sorted: kMinRun with slot 0, kMinRun with slot 1, one with slot 0: two merged runs, then a run of one.
   uint32_t depth = 10;
-  for (uint32_t i = 0; i < kMinRun; ++i) draw(a, depth++, float(i));
-  for (uint32_t i = 0; i < kMinRun; ++i) draw(b, depth++, float(i));
-  draw(a, depth++, 0);
+  for (uint32_t i = 0; i < kMinRun; ++i) chain(slot0, depth++);
+  for (uint32_t i = 0; i < kMinRun; ++i) chain(slot1, depth++);
+  chain(slot0, depth++);
   const auto calls = kick();
   EXPECT_EQ(count(calls, CommandType::DrawInstanced), 2u);
   EXPECT_EQ(count(calls, CommandType::Draw), 1u);
   EXPECT_EQ(renderer_.stats().drawsSubmitted, 3u);
   EXPECT_EQ(renderer_.stats().drawsRecorded, 2 * kMinRun + 1);
+}
+
+TEST_F(InstanceMergeTest, ADifferentPipelineEndsTheRun) {
+  const auto& a = header(opted_[0]);
+  const auto& b = header(opted_[1]);
+  uint32_t depth = 10;
+  for (uint32_t i = 0; i < kMinRun; ++i) draw(a, depth++, float(i));
+  for (uint32_t i = 0; i < kMinRun; ++i) draw(b, depth++, float(i));
+  const auto calls = kick();
+  EXPECT_EQ(count(calls, CommandType::DrawInstanced), 2u);
+  EXPECT_EQ(count(calls, CommandType::BindPipeline), 2u);
 }
 
 TEST_F(InstanceMergeTest, AStateCommandBetweenKeysEndsTheRun) {
@@ -261,20 +283,34 @@ TEST_F(InstanceMergeTest, AFrameStoppedAfterNPacketsStaysUnmerged) {
   EXPECT_EQ(instanced, 0u);
 }
 
-TEST_F(InstanceMergeTest, ADestroyedPipelineNoLongerMerges) {
-  renderer_.resources().destroy(opted_[0]);
-  renderer_.kick();
-  renderer_.flushAndWait();
-  // Its slot comes back (a new generation) to a pipeline created without the opt-in.
-  PipelineDesc desc{};
-  desc.pushConstantBytes = sizeof(Push);
-  desc.vertexShader = vert_;
-  const PipelineHandle again = renderer_.resources().createPipeline(desc);
-  const auto& a = header(again);
-  for (uint32_t i = 0; i < 2 * kMinRun; ++i) draw(a, 10 + i, float(i));
-  const auto calls = kick();
-  EXPECT_EQ(count(calls, CommandType::DrawInstanced), 0u);
-  EXPECT_EQ(count(calls, CommandType::Draw), 2 * kMinRun);
+TEST(InstanceMerger, TracksTheOptInOfLivePipelinesOnly) {
+  InstanceMerger merger;
+  cmd::CreatePipeline create{};
+  create.pipeline = PipelineHandle{0x0100'0003u};  // slot 3
+  create.desc.pushConstantBytes = 48;
+  const PipelineInstancing instancing{.vertexShader = ShaderHandle{0x0100'0001u},
+                                      .fragmentShader = {},
+                                      .constantOffset = 0,
+                                      .constantBytes = 48,
+                                      .bufferSlot = 0};
+  merger.onCreatePipeline(create, std::as_bytes(std::span(&instancing, 1)));
+  ASSERT_NE(merger.instancing(create.pipeline.value), nullptr);
+  EXPECT_TRUE(merger.anyOptedIn());
+  // Another generation of the slot is not this pipeline.
+  EXPECT_EQ(merger.instancing(0x0200'0003u), nullptr);
+  merger.onDestroyPipeline(0x0200'0003u);  // a stale handle changes nothing
+  EXPECT_NE(merger.instancing(create.pipeline.value), nullptr);
+  merger.onDestroyPipeline(create.pipeline.value);
+  EXPECT_EQ(merger.instancing(create.pipeline.value), nullptr);
+  EXPECT_FALSE(merger.anyOptedIn());
+  // A range past the pipeline's push constants, or none at all, is no opt-in.
+  PipelineInstancing outside = instancing;
+  outside.constantOffset = 16;
+  merger.onCreatePipeline(create, std::as_bytes(std::span(&outside, 1)));
+  EXPECT_EQ(merger.instancing(create.pipeline.value), nullptr);
+  merger.onCreatePipeline(create, {});
+  EXPECT_EQ(merger.instancing(create.pipeline.value), nullptr);
+  EXPECT_FALSE(merger.anyOptedIn());
 }
 
 TEST_F(InstanceMergeOffTest, TheRendererOptionTurnsMergingOff) {

@@ -14,7 +14,7 @@ enum class FramePhase : uint8_t {
   Begin,      // Device::beginFrame: recycling a frame context, which may wait for the GPU
   Requests,   // applying the frame's create and write requests
   Merge,      // gathering every bucket's keys
-  Sort,       // the radix sort, material binders' passes, the order hash, instance merging
+  Sort,       // the radix sort, material binders' passes, the order hash
   Observers,  // onFrameStart and onFrame of every observer
   Sweep,      // wide frames: the sweep that fixes each job's start (segments on the workers, combined here)
   Translate,  // the sorted packets through the device (wide frames: the jobs the render thread took)

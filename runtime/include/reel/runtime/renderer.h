@@ -72,7 +72,7 @@ struct RendererStats {
   uint64_t kickWaits = 0;        // kicks that blocked because the render thread was a whole ring behind
   uint64_t kicksBlockedNow = 0;  // kicks blocked at this moment (0 or 1: one kick thread)
   uint64_t packetsTranslated = 0;
-  uint64_t leaseWaits = 0;  // frame ends that waited for observers to end leases (FrameLease's bound)
+  uint64_t leaseWaits = 0;      // frame ends that waited for observers to end leases (FrameLease's bound)
   uint64_t drawsRecorded = 0;   // draw packets of the frames as recorded
   uint64_t drawsSubmitted = 0;  // draws that reached the device, after instance merging
 };
@@ -114,13 +114,14 @@ class ObserverRegistration {
 };
 
 namespace detail {
-struct LeasePool;   // renderer.cpp: the frame records that FrameLeases hold
+struct LeasePool;  // renderer.cpp: the frame records that FrameLeases hold
 class PhaseClock;  // renderer.cpp: times the render thread's phases
-}
-class WorkerPool;  // worker_pool.h: the render workers
-class JobPlanner;  // translation_jobs.h: job ranges and the state each starts from
-class RadixSorter;  // radix_sort.h: the frame's sort, parallel when large
+}  // namespace detail
+class WorkerPool;      // worker_pool.h: the render workers
+class JobPlanner;      // translation_jobs.h: job ranges and the state each starts from
+class RadixSorter;     // radix_sort.h: the frame's sort, parallel when large
 class InstanceMerger;  // instance_merge.h: runs of draws folded into instanced draws
+struct InstanceMergeCursor;
 
 class Renderer {
  public:
@@ -210,13 +211,19 @@ class Renderer {
   void waitForObserverLeases();
   void renderLoop();
   uint64_t processFrame(PendingFrame& frame);  // returns the packets translated
+  // Draw packets that reached the device, and what instance merging folded into them.
+  struct DrawCounts {
+    uint64_t submitted = 0;
+    uint64_t mergedRuns = 0;   // runs merged into one instanced draw each
+    uint64_t mergedDraws = 0;  // draws inside those runs
+  };
   // Translates the sorted keys [first, end) on the calling thread, at most stopAfterPackets packets.
-  // Adds the draw packets among them to `draws`.
+  // Adds its draws to `draws`; merges runs of draws through `merge` (instance_merge.h) unless it is null.
   uint64_t translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,
-                     uint64_t& draws);
+                     InstanceMergeCursor* merge, DrawCounts& draws);
   // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.
   uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing,
-                         uint64_t& draws);
+                         bool merge, DrawCounts& draws);
 
   Device& device_;
   RendererConfig config_;
@@ -250,9 +257,10 @@ class Renderer {
   size_t minJobKeys_ = 0;  // translation_jobs.h: kMinJobKeys unless REEL_RENDER_JOB_KEYS says otherwise
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<JobPlanner> planner_;
-  std::unique_ptr<RadixSorter> sorter_;    // on pool_ for large frames
-  std::vector<uint8_t> computePipelines_;  // per pipeline handle slot: binds to the compute bind point
+  std::unique_ptr<RadixSorter> sorter_;     // on pool_ for large frames
+  std::vector<uint8_t> computePipelines_;   // per pipeline handle slot: binds to the compute bind point
   std::unique_ptr<InstanceMerger> merger_;  // null when merging is off
+  std::vector<InstanceMergeCursor> mergeCursors_;  // per translating thread
 
   std::thread thread_;  // last: starts after everything above exists
 };
