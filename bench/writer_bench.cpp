@@ -8,10 +8,12 @@
 //                                        and without frame prediction and at 1..16 frames a chunk (what a
 //                                        time limit on chunks costs: 0.25 s holds 15 frames at 60 frames/s)
 //   reel_writer_bench breakdown TRACE    where a capture's time goes, per frame, the trace replayed on the
-//                                        null device: the render thread's own cost (the capture's observer
-//                                        calls, waits apart), and, on one thread, the stages of the writer:
-//                                        encoding the frame message, appending it to the open chunk, and
-//                                        compressing the chunks (thread CPU time; medians of 3 passes)
+//                                        null device: on one thread, the writer's stages (gathering the
+//                                        frame's columns out of its streams, encoding the message, appending
+//                                        it to the open chunk, compressing the chunks); then the capture
+//                                        itself, encoding on the writer thread and on encode threads: the
+//                                        render thread's CPU in its calls, its waits, the threads' CPU
+//                                        (thread CPU time; medians of 3 passes)
 //
 // One JSON object a line. The encoder (MessageEncoder) is not in the throughput: the messages come
 // built; its cost is the capture's writer thread (CaptureStats::writerCpuNs), in the ratio lines.
@@ -29,6 +31,7 @@
 #include "reel/replay/session.h"
 #include "reel/runtime/frame.h"
 #include "reel/schema/compression.h"
+#include "reel/trace/frame_encoding.h"
 #include "reel/trace/reader.h"
 #include "reel/trace/writer.h"
 
@@ -188,14 +191,21 @@ uint64_t threadCpuNs() {
 }
 
 // The writer's stages, each timed on the render thread inside the observer call (so that the frame's
-// streams are read while the render thread holds them, as a lease would let the writer): encoding
-// (MessageEncoder::frame), appending to the open chunk, and frameDone, which compresses and writes a chunk
-// when it closes (no compression threads: on this thread, so its time counts here).
+// streams are read while the render thread holds them, as a lease lets the encoders): gathering the
+// frame's columns out of its streams (what must happen while the frame is leased), encoding the message
+// from them and the two frames before (what several threads can do at once), appending it to the open
+// chunk, and frameDone, which compresses and writes a chunk when it closes (no compression threads: on
+// this thread, so its time counts here).
 struct StageTimer final : reel::FrameObserver {
-  reel::trace::MessageEncoder encoder;
+  reel::trace::FrameGatherer gatherer;
+  reel::trace::FrameEncoder encoder;
+  reel::trace::GatheredFrame frames[3];
+  uint32_t newest = 2, run = 0;
+  std::vector<uint64_t> lastEpoch;
   std::optional<reel::trace::TraceFileWriter> file;
   std::vector<reel::trace::BucketSource> buckets;
-  uint64_t frames = 0, encodeNs = 0, appendNs = 0, compressNs = 0, messageBytes = 0, packetBytes = 0;
+  uint64_t frameCount = 0, gatherNs = 0, encodeNs = 0, appendNs = 0, compressNs = 0, messageBytes = 0,
+           packetBytes = 0;
   std::string error;
 
   void onFrame(const reel::FrameView& view) override {
@@ -205,27 +215,33 @@ struct StageTimer final : reel::FrameObserver {
       const reel::FrameBucketView& b = view.buckets[i];
       buckets.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
     }
-    reel::trace::FrameSource source{view.frame, view.sortedOrderHash, view.requests, buckets};
-    source.predict = file->chunkFrames() > 0;
-    reel::trace::FrameCounts counts;
+    const reel::trace::FrameSource source{view.frame, view.sortedOrderHash, view.requests, buckets};
+    // As MessageEncoder::frame does: predicted from the frames before it in its chunk.
+    const uint32_t slot = (newest + 1) % 3;
     const uint64_t t0 = threadCpuNs();
-    auto message = encoder.frame(source, counts);
-    const uint64_t t1 = threadCpuNs();
-    if (!message) {
-      error = message.error().message;
+    if (auto ok = gatherer.gather(source, frames[slot]); !ok) {
+      error = ok.error().message;
       return;
     }
-    auto appended = file->append(*message, reel::trace::MessageKind::Frame, view.frame);
+    reel::trace::markRetained(frames[slot], lastEpoch);
+    const uint64_t t1 = threadCpuNs();
+    run = file->chunkFrames() > 0 ? std::min<uint32_t>(run + 1, 2) : 0;
+    const auto message = encoder.encode(frames[slot], run >= 1 ? &frames[newest] : nullptr,
+                                        run >= 2 ? &frames[(newest + 2) % 3] : nullptr);
+    newest = slot;
     const uint64_t t2 = threadCpuNs();
-    if (appended) appended = file->frameDone();
+    auto appended = file->append(message, reel::trace::MessageKind::Frame, view.frame);
     const uint64_t t3 = threadCpuNs();
+    if (appended) appended = file->frameDone();
+    const uint64_t t4 = threadCpuNs();
     if (!appended) error = appended.error().message;
-    encodeNs += t1 - t0;
-    appendNs += t2 - t1;
-    compressNs += t3 - t2;
-    messageBytes += message->size();
-    packetBytes += counts.packetBytes;
-    ++frames;
+    gatherNs += t1 - t0;
+    encodeNs += t2 - t1;
+    appendNs += t3 - t2;
+    compressNs += t4 - t3;
+    messageBytes += message.size();
+    packetBytes += frames[slot].counts.packetBytes;
+    ++frameCount;
   }
 };
 
@@ -259,40 +275,51 @@ int breakdown(const std::string& path) {
   if (!source) return fail(source.error().message);
   const size_t frameCount = source->frameCount();
   const std::string out = path + ".breakdown";
-  std::vector<double> encode, append, compress, observerCpu, observerWall, waitMs, writerCpu;
+  // The writer's stages on one thread, medians of 3 passes.
+  std::vector<double> gather, encode, append, compress;
   double messageMB = 0, packetMB = 0;
-  uint64_t waits = 0;
   for (int pass = 0; pass < 3; ++pass) {
-    // The writer's stages, one thread.
-    {
-      auto session = reel::replay::ReplaySession::open(path, {.device = "null"});
-      if (!session) return fail(session.error().message);
-      reel::trace::CompressionSettings settings;
-      settings.threads = 0;      // compression on the thread that closes the chunk: timed in frameDone
-      settings.chunkMillis = 0;  // chunks by size and frame count: the same chunks every pass
-      auto file = reel::trace::TraceFileWriter::create(out, settings);
-      if (!file) return fail(file.error().message);
-      StageTimer timer;
-      timer.file.emplace(std::move(file.value()));
-      const reel::ObserverRegistration registration = (*session)->renderer().addObserver(timer);
-      for (size_t i = 0; i < frameCount; ++i) {
-        if (auto ok = (*session)->replayFrame(i); !ok) return fail(ok.error().message);
-      }
-      (*session)->renderer().flushAndWait();
-      if (!timer.error.empty()) return fail(timer.error);
-      const uint64_t before = threadCpuNs();
-      if (auto ok = timer.file->finish(); !ok) return fail(ok.error().message);
-      timer.compressNs += threadCpuNs() - before;  // the last chunk
-      const double n = double(timer.frames);
-      encode.push_back(double(timer.encodeNs) / 1e6 / n);
-      append.push_back(double(timer.appendNs) / 1e6 / n);
-      compress.push_back(double(timer.compressNs) / 1e6 / n);
-      messageMB = double(timer.messageBytes) / 1e6 / n;
-      packetMB = double(timer.packetBytes) / 1e6 / n;
+    auto session = reel::replay::ReplaySession::open(path, {.device = "null"});
+    if (!session) return fail(session.error().message);
+    reel::trace::CompressionSettings settings;
+    settings.threads = 0;      // compression on the thread that closes the chunk: timed in frameDone
+    settings.chunkMillis = 0;  // chunks by size and frame count: the same chunks every pass
+    auto file = reel::trace::TraceFileWriter::create(out, settings);
+    if (!file) return fail(file.error().message);
+    StageTimer timer;
+    timer.file.emplace(std::move(file.value()));
+    const reel::ObserverRegistration registration = (*session)->renderer().addObserver(timer);
+    for (size_t i = 0; i < frameCount; ++i) {
+      if (auto ok = (*session)->replayFrame(i); !ok) return fail(ok.error().message);
     }
-    // The capture itself, frames replayed as fast as the null device takes them: the render thread's
-    // calls into it, and the writer thread's CPU.
-    {
+    (*session)->renderer().flushAndWait();
+    if (!timer.error.empty()) return fail(timer.error);
+    const uint64_t before = threadCpuNs();
+    if (auto ok = timer.file->finish(); !ok) return fail(ok.error().message);
+    timer.compressNs += threadCpuNs() - before;  // the last chunk
+    const double n = double(timer.frameCount);
+    gather.push_back(double(timer.gatherNs) / 1e6 / n);
+    encode.push_back(double(timer.encodeNs) / 1e6 / n);
+    append.push_back(double(timer.appendNs) / 1e6 / n);
+    compress.push_back(double(timer.compressNs) / 1e6 / n);
+    messageMB = double(timer.messageBytes) / 1e6 / n;
+    packetMB = double(timer.packetBytes) / 1e6 / n;
+  }
+  std::printf(
+      "{\"bench\":\"breakdown_stages\",\"trace\":\"%s\",\"frames\":%zu,\"packet_MB_per_frame\":%.3f,"
+      "\"message_MB_per_frame\":%.3f,\"gather_ms\":%.3f,\"encode_ms\":%.3f,\"append_ms\":%.3f,"
+      "\"compress_ms_one_thread\":%.3f}\n",
+      path.c_str(), frameCount, packetMB, messageMB, median(gather), median(encode), median(append),
+      median(compress));
+  std::fflush(stdout);
+  // The capture itself, frames replayed as fast as the null device takes them (so the capture is the
+  // bottleneck, if anything is): the render thread's calls into it, its waits, and the CPU of the writer
+  // and encode threads; encoding on the writer thread (0) and on the default encode threads.
+  for (const uint32_t threads : {0u, reel::capture::kAutoEncodeThreads}) {
+    std::vector<double> observerCpu, waitMs, writerCpu, encodeCpu, framesPerS;
+    std::vector<uint64_t> waits;
+    uint32_t threadsUsed = 0;
+    for (int pass = 0; pass < 3; ++pass) {
       auto session = reel::replay::ReplaySession::open(path, {.device = "null"});
       if (!session) return fail(session.error().message);
       ObserverClock clock;
@@ -301,9 +328,11 @@ int breakdown(const std::string& path) {
       options.path = out;
       options.handleSignals = false;
       options.keyFrames.everyMillis = 0;
+      options.encodeThreads = threads;
       auto capture = reel::capture::Capture::start((*session)->renderer(), options);
       if (!capture) return fail(capture.error().message);
       reel::ObserverRegistration closing = (*session)->renderer().addObserver(clock.closing);
+      const auto start = Clock::now();
       for (size_t i = 0; i < frameCount; ++i) {
         if (auto ok = (*session)->replayFrame(i); !ok) return fail(ok.error().message);
       }
@@ -311,24 +340,27 @@ int breakdown(const std::string& path) {
       closing.reset();
       opening.reset();
       if (auto ok = (*capture)->finish(); !ok) return fail(ok.error().message);
+      const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
       const reel::capture::CaptureStats stats = (*capture)->stats();
       const double n = double(stats.framesWritten);
-      observerWall.push_back(double(clock.wallNs - stats.renderWaitNs) / 1e3 / n);
       observerCpu.push_back(double(clock.cpuNs) / 1e3 / n);
       waitMs.push_back(double(stats.renderWaitNs) / 1e6 / n);
       writerCpu.push_back(double(stats.writerCpuNs) / 1e6 / n);
-      waits += stats.renderWaits;
+      encodeCpu.push_back(double(stats.encodeCpuNs) / 1e6 / n);
+      framesPerS.push_back(n / seconds);
+      waits.push_back(stats.renderWaits);
+      threadsUsed = stats.encodeThreads;
     }
+    std::sort(waits.begin(), waits.end());
+    std::printf(
+        "{\"bench\":\"breakdown_capture\",\"trace\":\"%s\",\"frames\":%zu,\"encode_threads\":%u,"
+        "\"observer_cpu_us\":%.2f,\"render_wait_ms_per_frame\":%.3f,\"render_waits\":%llu,"
+        "\"writer_thread_cpu_ms\":%.3f,\"encode_cpu_ms\":%.3f,\"frames_per_s\":%.1f}\n",
+        path.c_str(), frameCount, threadsUsed, median(observerCpu), median(waitMs),
+        static_cast<unsigned long long>(waits[1]), median(writerCpu), median(encodeCpu), median(framesPerS));
+    std::fflush(stdout);
   }
   std::remove(out.c_str());
-  std::printf(
-      "{\"bench\":\"breakdown\",\"trace\":\"%s\",\"frames\":%zu,\"packet_MB_per_frame\":%.3f,"
-      "\"message_MB_per_frame\":%.3f,\"encode_ms\":%.3f,\"append_ms\":%.3f,\"compress_ms_one_thread\":%.3f,"
-      "\"observer_cpu_us\":%.2f,\"observer_wall_us_without_waits\":%.2f,\"render_wait_ms\":%.3f,"
-      "\"render_waits_3_passes\":%llu,\"writer_thread_cpu_ms\":%.3f}\n",
-      path.c_str(), frameCount, packetMB, messageMB, median(encode), median(append), median(compress),
-      median(observerCpu), median(observerWall), median(waitMs), static_cast<unsigned long long>(waits),
-      median(writerCpu));
   return 0;
 }
 

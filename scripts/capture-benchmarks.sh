@@ -12,8 +12,13 @@
 # With GFXR=DIR in the environment, DIR holds GFXReconstruct's capture layer unpacked from Debian's
 # gfxreconstruct package (usr/lib/..., usr/share/vulkan/explicit_layer.d), the anchor for capture cost.
 # Writes into OUT, for scripts/capture-summary.py:
-#  - onoff_<scene>_<mode>_<n>.txt: reel-sample's last lines (ms/frame; the capture's summary with its
-#    render-thread waits), modes off / reel / before / gfxr, three runs each;
+#  - onoff_<scene>_<mode>_<n>.txt: reel-sample's ms/frame line and the capture's summary (render-thread
+#    waits, encode threads), modes off / reel (frames encoded on the default encode threads) / reel1
+#    (encoded on the writer thread, REEL_CAPTURE_ENCODE_THREADS=0, as before parallel encoding) / before /
+#    gfxr, three runs each;
+#  - breakdown_<scene>.jsonl: where the capture's time goes per frame (reel_writer_bench breakdown: the
+#    writer's stages on one thread, the render thread's cost and waits with 0 and the default encode
+#    threads), for the cubes and stress traces of the writer benchmark;
 #  - size_<scene>_<version>.json: `reel info --json` of a 300-frame capture and of a 1-frame one (what the
 #    capture start costs, taken off for bytes per draw), per sample scene, this version and before;
 #  - writer_<scene>.jsonl: the writer's raw MB/s at 1, 2, 4, 8 compression threads (chunks in parallel)
@@ -21,9 +26,15 @@
 #  - replay_<scene>_<mode>_<n>.json: `reel replay --json` three times, modes after (reading ahead),
 #    inline (--lookahead 0) and before, of the 300-frame cubes capture and of a 30-frame stress one
 #    (the writer benchmark uses the same two traces).
+#
+# Parts of a run: ONOFF_SCENES="cubes" (default "cubes stress"), ONLY_ONOFF=1 stops after the on/off runs,
+# SKIP_ONOFF=1 leaves them out; BEFORE "-" leaves out the version before (its on/off mode and sizes).
+# The 2-core VM's on/off run of cubes (docs/measurements/vm-2026-11-25-encode/):
+#   ONOFF_SCENES=cubes ONLY_ONOFF=1 bash scripts/capture-benchmarks.sh BIN - OUT --quick
 set -uo pipefail
 bin=$(cd "$1" && pwd)
-before=$(cd "$2" && pwd)
+before=-
+[ "$2" != "-" ] && before=$(cd "$2" && pwd)
 out=$3
 quick=${4:-}
 mkdir -p "$out"
@@ -51,18 +62,25 @@ log "machine"
 n_of() { [ "$1" = stress ] && echo "$stress_frames" || echo "$frames"; }
 
 log "capture on/off: frame time and render-thread waits (3 runs each; stress: $stress_short frames)"
-onoff_scenes="cubes stress"
+onoff_scenes=${ONOFF_SCENES:-cubes stress}
 [ "${SKIP_ONOFF:-0}" = 1 ] && onoff_scenes=""  # a run that goes on after them (their files kept)
+# reel-sample's frame time and the capture's summary line, wherever they come in its output.
+keep() { grep -E "ms/frame|reel capture:" || true; }
 for scene in $onoff_scenes; do
   n=$(n_of $scene)
   [ $scene = stress ] && n=$stress_short
   total=$((n + 2))
   for run in 1 2 3; do
     "$bin/reel-sample" --scene $scene --headless $size --frames $total 2>&1 | tail -1 > "$out/onoff_${scene}_off_$run.txt"
-    "$bin/reel-sample" --scene $scene --headless $size --frames $total --capture 2-$((n + 1)) \
-      --capture-out "$out/cap.reel" 2>&1 | tail -2 > "$out/onoff_${scene}_reel_$run.txt"
-    "$before/reel-sample" --scene $scene --headless $size --frames $total --capture 2-$((n + 1)) \
-      --capture-out "$out/cap.reel" 2>&1 | tail -2 > "$out/onoff_${scene}_before_$run.txt"
+    # Through the environment, so that the two reel modes differ in REEL_CAPTURE_ENCODE_THREADS alone.
+    REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)) \
+      "$bin/reel-sample" --scene $scene --headless $size --frames $total 2>&1 | keep > "$out/onoff_${scene}_reel_$run.txt"
+    REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)) REEL_CAPTURE_ENCODE_THREADS=0 \
+      "$bin/reel-sample" --scene $scene --headless $size --frames $total 2>&1 | keep > "$out/onoff_${scene}_reel1_$run.txt"
+    if [ "$before" != - ]; then
+      "$before/reel-sample" --scene $scene --headless $size --frames $total --capture 2-$((n + 1)) \
+        --capture-out "$out/cap.reel" 2>&1 | tail -2 > "$out/onoff_${scene}_before_$run.txt"
+    fi
     if [ -n "${GFXR:-}" ]; then
       LD_LIBRARY_PATH="$GFXR/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH" \
         VK_LAYER_PATH="$GFXR/usr/share/vulkan/explicit_layer.d" VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct \
@@ -76,10 +94,17 @@ for scene in $onoff_scenes; do
   echo "$scene: $(cat "$out/onoff_${scene}_reel_1.txt" | tail -1)" | tee -a "$out/summary.txt"
 done
 
+if [ "${ONLY_ONOFF:-0}" = 1 ]; then
+  log "done (on/off only)"
+  exit 0
+fi
+versions="reel before"
+[ "$before" = - ] && versions=reel
+
 log "trace size per scene: $frames-frame captures (stress: $stress_frames), and 1-frame ones"
 for scene in $scenes; do
   n=$(n_of $scene)
-  for version in reel before; do
+  for version in $versions; do
     b=$bin
     [ $version = before ] && b=$before
     # Through the environment, with key frames off (REEL_CAPTURE_KEY_FRAMES=0; the version before has
@@ -93,11 +118,11 @@ for scene in $scenes; do
     "$bin/reel" info "$out/one.reel" --json > "$out/size1_${scene}_$version.json" 2>&1
     rm -f "$out/one.reel"
   done
-  echo "$scene: $(stat -c %s "$out/${scene}_reel.reel") bytes, before $(stat -c %s "$out/${scene}_before.reel")" | tee -a "$out/summary.txt"
+  echo "$scene: $(stat -c %s "$out/${scene}_reel.reel") bytes, before $(stat -c %s "$out/${scene}_before.reel" 2>/dev/null)" | tee -a "$out/summary.txt"
 done
 
 # The traces of the writer and replay benchmarks: the 300-frame cubes captures, and shorter stress ones.
-for version in reel before; do
+for version in $versions; do
   b=$bin
   [ $version = before ] && b=$before
   "$b/reel-sample" --scene stress --headless $size --frames $((stress_short + 2)) --capture 2-$((stress_short + 1)) \
@@ -112,12 +137,20 @@ for scene in cubesbench stressshort; do
   tail -1 "$out/writer_$scene.jsonl" | tee -a "$out/summary.txt"
 done
 
+log "where the capture's time goes per frame (breakdown: stages on one thread; 0 and default encode threads)"
+for scene in cubesbench stressshort; do
+  "$bin/reel_writer_bench" breakdown "$out/${scene}_reel.reel" > "$out/breakdown_$scene.jsonl" 2>&1
+  cat "$out/breakdown_$scene.jsonl" | tee -a "$out/summary.txt"
+done
+
 log "replay: frames/s and the render thread's wait for frames (3 runs each)"
 for scene in cubesbench stressshort; do
   for run in 1 2 3; do
     "$bin/reel" replay "$out/${scene}_reel.reel" --json > "$out/replay_${scene}_after_$run.json" 2>/dev/null
     "$bin/reel" replay "$out/${scene}_reel.reel" --json --lookahead 0 > "$out/replay_${scene}_inline_$run.json" 2>/dev/null
-    "$before/reel" replay "$out/${scene}_before.reel" --json > "$out/replay_${scene}_before_$run.json" 2>/dev/null
+    if [ "$before" != - ]; then
+      "$before/reel" replay "$out/${scene}_before.reel" --json > "$out/replay_${scene}_before_$run.json" 2>/dev/null
+    fi
   done
 done
 rm -f "$out"/*.reel

@@ -43,23 +43,60 @@ def fmt(v, digits=2):
     return "n/a" if v is None else f"{v:.{digits}f}"
 
 
+def encode_threads(text):
+    m = re.search(r"encoded on (\d+) threads", text)
+    return int(m.group(1)) if m else None
+
+
 print("## Capture on/off (ms per frame, medians of 3; render-thread waits of the median run)\n")
-print("| scene | app alone | reel capture | reel before (6f43339) | GFXReconstruct | waits reel | waits before | GFXReconstruct file |")
-print("|---|---|---|---|---|---|---|---|")
+print("reel: frames encoded on the default encode threads; reel, writer thread: REEL_CAPTURE_ENCODE_THREADS=0"
+      " (one thread gathers, encodes and appends every frame, as before parallel encoding).\n")
+print("| scene | app alone | reel capture | reel, writer thread encodes | reel before (6f43339) | GFXReconstruct | waits reel | waits reel, writer thread | waits before | encode threads | GFXReconstruct file |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for scene in ["cubes", "stress"]:
     row = {}
     w = {}
-    for mode in ["off", "reel", "before", "gfxr"]:
+    threads = None
+    for mode in ["off", "reel", "reel1", "before", "gfxr"]:
         runs = [read(f"{out}/onoff_{scene}_{mode}_{r}.txt") for r in (1, 2, 3)]
         row[mode] = med([ms_per_frame(t) for t in runs])
         ws = [waits(t) for t in runs if waits(t)]
         w[mode] = f"{ws[len(ws) // 2][0]} ({ws[len(ws) // 2][1]:.1f} ms)" if ws else "n/a"
+        if mode == "reel":
+            threads = med([encode_threads(t) for t in runs])
     off = row["off"]
+    if off is None:
+        continue
     def rel(v):
         return "n/a" if v is None or not off else f"{v:.3f} ({(v / off - 1) * 100:+.1f}%)"
     sizes = [l for l in read(f"{out}/onoff_{scene}_gfxr_1.txt").splitlines() if l.strip().isdigit()]
     gfxr = f"{int(sizes[0]) / 1e6:.1f} MB (all frames of the run)" if sizes else "n/a"
-    print(f"| {scene} | {fmt(off, 3)} | {rel(row['reel'])} | {rel(row['before'])} | {rel(row['gfxr'])} | {w['reel']} | {w['before']} | {gfxr} |")
+    print(f"| {scene} | {fmt(off, 3)} | {rel(row['reel'])} | {rel(row['reel1'])} | {rel(row['before'])} | {rel(row['gfxr'])} | {w['reel']} | {w['reel1']} | {w['before']} | {'n/a' if threads is None else int(threads)} | {gfxr} |")
+
+breakdowns = sorted(glob.glob(f"{out}/breakdown_*.jsonl"))
+if breakdowns:
+    print("\n## Where the capture's time goes, per frame (reel_writer_bench breakdown; thread CPU, medians of 3)\n")
+    print("The writer's stages on one thread: gathering a frame's columns out of its leased streams, encoding its"
+          " message, appending it to the open chunk, compressing the chunks.\n")
+    print("| trace | raw MB/frame | gather ms | encode ms | append ms | compress ms (1 thread) |")
+    print("|---|---|---|---|---|---|")
+    captures = []
+    for path in breakdowns:
+        name = os.path.basename(path)[len("breakdown_"):-len(".jsonl")]
+        for line in read(path).splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if r.get("bench") == "breakdown_stages":
+                print(f"| {name} | {r['packet_MB_per_frame']:.3f} | {r['gather_ms']:.3f} | {r['encode_ms']:.3f} | {r['append_ms']:.3f} | {r['compress_ms_one_thread']:.3f} |")
+            elif r.get("bench") == "breakdown_capture":
+                captures.append((name, r))
+    print("\nThe capture, frames replayed on the null device as fast as it takes them:\n")
+    print("| trace | encode threads | render thread in the capture's calls (us CPU) | render waits (median run) | wait ms/frame | writer thread ms CPU/frame | encode threads ms CPU/frame | frames/s |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, r in captures:
+        print(f"| {name} | {r['encode_threads']} | {r['observer_cpu_us']:.1f} | {r['render_waits']} | {r['render_wait_ms_per_frame']:.3f} | {r['writer_thread_cpu_ms']:.3f} | {r['encode_cpu_ms']:.3f} | {r['frames_per_s']:.1f} |")
 
 print("\n## Trace size per sample scene (one run each)\n")
 print("Bytes per draw of the frames: (file of the N-frame capture - file of a 1-frame capture) / draws of N-1 frames;"

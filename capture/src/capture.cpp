@@ -152,6 +152,8 @@ struct Capture::State {
   void writerLoop();
   void encodeLoop();
   bool canTake() const;
+  uint32_t maxFrames() const;
+  bool full() const;  // the render thread waits (or drops the frame)
   Job& take();
   void runJob(std::unique_lock<std::mutex>& lock, Job& job, trace::FrameGatherer& gatherer);
   void planJob(Job& job);
@@ -377,7 +379,7 @@ void Capture::onFrame(const FrameView& view) {
     return;
   }
   std::unique_lock lock(s.mutex);
-  if (s.freeTickets.empty() && s.options.whenBehind == WhenBehind::DropFrames && !s.closed.load()) {
+  if (s.full() && s.options.whenBehind == WhenBehind::DropFrames && !s.closed.load()) {
     // The encoders hold maxEncodeFrames frames and kMaxObserverRetainedFrames more wait for them, and the
     // app asked not to wait: the frame's requests are kept (later frames need the resources they make),
     // its buckets are not.
@@ -399,11 +401,12 @@ void Capture::onFrame(const FrameView& view) {
     s.workReady.notify_one();
     return;
   }
-  if (s.freeTickets.empty()) {
+  if (s.full()) {
     // The encoders are that far behind: wait for them rather than drop the frame.
+    // Counted as it starts: stats() shows a wait in progress.
     const auto began = std::chrono::steady_clock::now();
-    s.spaceFreed.wait(lock, [&] { return !s.freeTickets.empty() || s.closed.load(); });
     ++s.stats.renderWaits;
+    s.spaceFreed.wait(lock, [&] { return !s.full() || s.closed.load(); });
     s.stats.renderWaitNs += nanosecondsSince(began);
   }
   if (s.closed.load()) return;
@@ -436,9 +439,20 @@ void Capture::onFrame(const FrameView& view) {
 
 // ---- encode threads (and the writer thread, when there are none) ----
 
+uint32_t Capture::State::maxFrames() const {
+  return options.maxEncodeFrames ? options.maxEncodeFrames : std::max(1u, encodeThreadCount);
+}
+
+bool Capture::State::full() const {
+  // Leased frames are at most kMaxObserverRetainedFrames (the renderer's bound), and the frames between
+  // the renderer and the file at most one more than the encoders may hold: more queued frames would not
+  // encode sooner, and a stalled file holds the app back as soon as it did with one writer thread.
+  return freeTickets.empty() || queued.size() + dropped.size() + jobs.size() > maxFrames();
+}
+
 bool Capture::State::canTake() const {
   if (stopEncoding || (queued.empty() && dropped.empty())) return false;
-  if (jobs.size() >= std::max<uint32_t>(1, options.maxEncodeFrames)) return false;
+  if (jobs.size() >= maxFrames()) return false;
   // Bounded memory: the gathered columns of the frames in flight (one frame always goes).
   return jobs.empty() || bytesInFlight < options.maxEncodeBytes;
 }
@@ -532,7 +546,7 @@ void Capture::State::runJob(std::unique_lock<std::mutex>& lock, Job& job, trace:
     lock.lock();
   }
   job.encoded = true;
-  // Finished before the frame before it (still in `jobs`, which ends at its front): the writer waits.
+  // Finished before the frame before it (still in `jobs`, from its front on): the writer waits.
   const uint64_t position = job.seq - jobs.front()->seq;
   if (position > 0 && !jobs[position - 1]->encoded) ++stats.framesEncodedEarly;
   stats.encodeCpuNs += static_cast<uint64_t>(threadCpuTime().count()) - cpuStart;
@@ -600,8 +614,8 @@ void Capture::State::endJob(Job& job) {
     t.buckets.clear();
     freeTickets.push_back(job.ticket);
     job.ticket = UINT32_MAX;
-    spaceFreed.notify_one();
   }
+  spaceFreed.notify_all();
   claimable.notify_all();
 }
 
@@ -745,6 +759,8 @@ std::string Capture::State::summary() const {
                   static_cast<unsigned long long>(nextFrame - 1));
   }
   const double ratio = stats.fileBytes ? double(stats.messageBytes) / double(stats.fileBytes) : 0.0;
+  char threads[32] = "the writer thread";
+  if (stats.encodeThreads > 0) std::snprintf(threads, sizeof threads, "%u threads", stats.encodeThreads);
   if (!stats.error.empty()) {
     std::snprintf(line, sizeof line, "reel capture: %s: failed after %llu frames: %s", options.path.c_str(),
                   static_cast<unsigned long long>(stats.framesWritten), stats.error.c_str());
@@ -753,13 +769,12 @@ std::string Capture::State::summary() const {
         line, sizeof line,
         "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
         "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms), %llu frames dropped, "
-        "encoded on %u threads (%.2f ms CPU a frame) [%s]",
+        "encoded on %s (%.2f ms CPU a frame) [%s]",
         frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
         double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
         static_cast<unsigned long long>(stats.resources), static_cast<unsigned long long>(stats.keyFrames),
         double(stats.keyFrameNs) / 1e6, static_cast<unsigned long long>(stats.renderWaits),
-        double(stats.renderWaitNs) / 1e6, static_cast<unsigned long long>(stats.framesDropped),
-        stats.encodeThreads,
+        double(stats.renderWaitNs) / 1e6, static_cast<unsigned long long>(stats.framesDropped), threads,
         stats.framesWritten ? double(stats.encodeCpuNs) / 1e6 / double(stats.framesWritten) : 0.0,
         endReason.c_str());
   }

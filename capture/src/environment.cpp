@@ -56,6 +56,13 @@ Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, Capt
     options.keyFrames.everyMillis = unit == "ms" ? n : 0;
     options.keyFrames.everyFrames = unit == "f" ? n : 0;
   }
+  if (const char* threads = std::getenv("REEL_CAPTURE_ENCODE_THREADS"); threads && *threads) {
+    uint64_t n = 0;
+    if (!parseNumber(threads, n) || n > 64) {
+      return fail("REEL_CAPTURE_ENCODE_THREADS='", threads, "': expected a number of threads, 0 to 64");
+    }
+    options.encodeThreads = static_cast<uint32_t>(n);
+  }
   if (!options.log) {
     options.log = [](std::string_view line) {
       std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());

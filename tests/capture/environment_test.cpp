@@ -42,6 +42,7 @@ class EnvironmentTest : public ::testing::Test {
   void TearDown() override {
     ::unsetenv("REEL_CAPTURE");
     ::unsetenv("REEL_CAPTURE_FRAMES");
+    ::unsetenv("REEL_CAPTURE_ENCODE_THREADS");
   }
 };
 
@@ -95,6 +96,33 @@ TEST_F(EnvironmentTest, AMalformedRangeIsAnError) {
   auto capture = installFromEnvironment(renderer);
   ASSERT_FALSE(capture);
   EXPECT_NE(capture.error().message.find("twelve"), std::string::npos) << capture.error().message;
+}
+
+// The benchmarks compare the encode threads with the writer thread alone through this variable.
+TEST_F(EnvironmentTest, EncodeThreadsComeFromTheEnvironment) {
+  TempDir dir;
+  const std::string path = dir.path("threads.reel");
+  ::setenv("REEL_CAPTURE", path.c_str(), 1);
+  NullDevice device;
+  Renderer renderer(device);
+  Scene scene(renderer);
+  capture::CaptureOptions defaults;
+  defaults.handleSignals = false;
+  defaults.log = [](std::string_view) {};
+  for (const uint32_t threads : {0u, 3u}) {
+    ::setenv("REEL_CAPTURE_ENCODE_THREADS", std::to_string(threads).c_str(), 1);
+    auto capture = installFromEnvironment(renderer, defaults);
+    ASSERT_TRUE(capture) << capture.error().message;
+    for (int f = 0; f < 3; ++f) scene.frame();
+    ASSERT_TRUE(capture.value()->finish());
+    EXPECT_EQ(capture.value()->stats().encodeThreads, threads);
+    EXPECT_EQ(capture.value()->stats().framesWritten, 3u);
+  }
+  ::setenv("REEL_CAPTURE_ENCODE_THREADS", "many", 1);
+  auto capture = installFromEnvironment(renderer, defaults);
+  ASSERT_FALSE(capture);
+  EXPECT_NE(capture.error().message.find("REEL_CAPTURE_ENCODE_THREADS='many'"), std::string::npos)
+      << capture.error().message;
 }
 
 }  // namespace

@@ -210,8 +210,10 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
   const ObserverRegistration watching = renderer.addObserver(witness);
   std::vector<std::byte> received;
   std::thread drain([&] {
-    // Long enough for the frames below to fill every bound.
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // Until the render thread had to wait: every bound is full then (slow builds, sanitizers included).
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (capture.value()->stats().renderWaits == 0 && std::chrono::steady_clock::now() < giveUp)
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     ::fcntl(readEnd, F_SETFL, 0);
     std::byte buffer[1 << 16];
     for (;;) {

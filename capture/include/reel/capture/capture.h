@@ -113,8 +113,10 @@ struct CaptureOptions {
   uint32_t encodeThreads = kAutoEncodeThreads;
   // Frames between the renderer and the file (taken from the renderer, not yet appended), and their
   // gathered columns' bytes (one frame always goes): past either, no further frame is taken, and
-  // whenBehind decides for the frames the render thread hands over.
-  uint32_t maxEncodeFrames = 8;
+  // whenBehind decides for the frames the render thread hands over. 0: one per encode thread (at least
+  // one), so that each thread has a frame and a stalled file holds the app back as soon as it did
+  // with one writer thread.
+  uint32_t maxEncodeFrames = 0;
   uint64_t maxEncodeBytes = 256ull << 20;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished

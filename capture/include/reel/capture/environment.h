@@ -7,6 +7,8 @@
 //                                   "10-" = from frame 10 until the end
 //   REEL_CAPTURE_KEY_FRAMES=500ms   a key frame every 500 ms (KeyFrameSettings); "30f": every 30 frames,
 //                                   "0": none; unset: the default
+//   REEL_CAPTURE_ENCODE_THREADS=2   threads that encode frames (CaptureOptions::encodeThreads); "0": the
+//                                   writer thread alone; unset: the default
 //
 // Without that call the variables do nothing: the runtime cannot start a capture itself, since it must
 // not depend on capture (ARCHITECTURE.md: runtime <- capture, one way). A hook in RendererConfig (a
