@@ -31,18 +31,30 @@ for w in 1 2 4 8; do
   tail -9 "$out/golden_workers$w.txt" >> "$out/summary.txt"
 done
 
-log "stress, 1280x720, direct: reel-sample --stats (frames 2-9 measured)"
-for w in 1 2 4 8 16; do
-  "$bin/reel-sample" --scene stress --frames 10 --headless --stats --render-workers $w > "$out/sample_workers$w.json" 2>/dev/null
-  echo "workers $w: exit $?" | tee -a "$out/summary.txt"
+# Instance merging off (REEL_MERGE_INSTANCES=0: every recorded draw reaches Vulkan, as before merging
+# existed) and on (the default): files *_merged.json for the latter.
+log "stress, 1280x720, direct: reel-sample --stats (frames 2-9 measured), merging off and on"
+for merge in 0 1; do
+  suffix=""
+  [ $merge = 1 ] && suffix=_merged
+  for w in 1 2 4 8 16; do
+    REEL_MERGE_INSTANCES=$merge "$bin/reel-sample" --scene stress --frames 10 --headless --stats --render-workers $w \
+      > "$out/sample_workers$w$suffix.json" 2>/dev/null
+    echo "workers $w merge $merge: exit $?" | tee -a "$out/summary.txt"
+  done
 done
 
-log "stress capture (frames 2-4), replayed with --loop 3 at each worker count"
+log "stress capture (frames 2-4), replayed with --loop 3 at each worker count, merging off and on"
 "$bin/reel-sample" --scene stress --frames 5 --headless --capture 2-4 --capture-out "$out/stress.reel" \
   2>&1 | tail -1 | tee -a "$out/summary.txt"
-for w in 1 2 4 8 16; do
-  "$bin/reel" replay "$out/stress.reel" --loop 3 --json --render-workers $w > "$out/replay_workers$w.json" 2>/dev/null
-  echo "workers $w: exit $?" | tee -a "$out/summary.txt"
+for merge in 0 1; do
+  suffix=""
+  [ $merge = 1 ] && suffix=_merged
+  for w in 1 2 4 8 16; do
+    REEL_MERGE_INSTANCES=$merge "$bin/reel" replay "$out/stress.reel" --loop 3 --json --render-workers $w \
+      > "$out/replay_workers$w$suffix.json" 2>/dev/null
+    echo "workers $w merge $merge: exit $?" | tee -a "$out/summary.txt"
+  done
 done
 if [ -x "$bin/reel_runtime_bench" ]; then
   log "sorts: BM_RadixSort, BM_RadixSortParallel (medians of 3)"

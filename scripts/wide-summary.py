@@ -8,24 +8,35 @@ from pathlib import Path
 
 out = Path(sys.argv[1])
 sorts_only = "--sorts-only" in sys.argv[2:]  # scripts/sort-benchmark.sh: no device-wide.sh files
-if not sorts_only:
-    print("| workers | render thread ms/frame (replay) | merge+sort | sweep | translate (own job) | wait | slowest job / mean | vs 1 worker | app ms/frame (reel-sample) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+def workers_table(suffix):
+    print("| workers | render thread ms/frame (replay) | merge+sort | sweep | translate (own job) | wait | slowest job / mean | vs 1 worker | app ms/frame (reel-sample) | API draws/frame |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     base = None
     for w in [1, 2, 4, 8, 16]:
-        replay = json.loads((out / f"replay_workers{w}.json").read_text())
+        replay = json.loads((out / f"replay_workers{w}{suffix}.json").read_text())
         frames = [f for f in replay["render_thread"] if f["packets"] > 0]
         total = statistics.median(sum(p["wall_ms"] for p in f["phases"].values()) for f in frames)
         phase = lambda name: statistics.median(f["phases"][name]["wall_ms"] for f in frames)
         base = base or total
-        sample = json.loads((out / f"sample_workers{w}.json").read_text())
+        sample = json.loads((out / f"sample_workers{w}{suffix}.json").read_text())
+        draws = (f"{statistics.median(f['draws_submitted'] for f in frames):,.0f}"
+                 if "draws_submitted" in frames[0] else "-")
         sort = statistics.median(f["phases"]["merge"]["wall_ms"] + f["phases"]["sort"]["wall_ms"] for f in frames)
         # Per-job wall times (reel replay --json "jobs", where the replay reports them).
         spread = [max(j["wall_ms"] for j in f["jobs"]) / statistics.mean(j["wall_ms"] for j in f["jobs"])
                   for f in frames if f.get("jobs")]
         imbalance = f"{statistics.median(spread):.2f}" if spread else "-"
         print(f"| {w} | {total:.1f} | {sort:.1f} | {phase('sweep'):.1f} | {phase('translate'):.1f} | {phase('wait'):.1f} | "
-              f"{imbalance} | {base / total:.2f}x | {sample['ms_per_frame']:.1f} |")
+              f"{imbalance} | {base / total:.2f}x | {sample['ms_per_frame']:.1f} | {draws} |")
+
+
+if not sorts_only:
+    # Older runs have no merged files: instance merging did not exist then.
+    print("Instance merging off (REEL_MERGE_INSTANCES=0):\n")
+    workers_table("")
+    if (out / "replay_workers1_merged.json").exists():
+        print("\nInstance merging on (the default):\n")
+        workers_table("_merged")
     print()
     for w in [1, 2, 4, 8]:
         lines = (out / f"golden_workers{w}.txt").read_text().splitlines()
