@@ -31,8 +31,8 @@ for w in 1 2 4 8; do
   tail -9 "$out/golden_workers$w.txt" >> "$out/summary.txt"
 done
 
-# Instance merging off (REEL_MERGE_INSTANCES=0: every recorded draw reaches Vulkan, as before merging
-# existed) and on (the default): files *_merged.json for the latter.
+# Instance merging off (REEL_MERGE_INSTANCES=0: every recorded draw reaches Vulkan) and on
+# (REEL_MERGE_INSTANCES=1): files *_merged.json for the latter.
 log "stress, 1280x720, direct: reel-sample --stats (frames 2-9 measured), merging off and on"
 for merge in 0 1; do
   suffix=""

@@ -35,7 +35,7 @@ if not sorts_only:
     print("Instance merging off (REEL_MERGE_INSTANCES=0):\n")
     workers_table("")
     if (out / "replay_workers1_merged.json").exists():
-        print("\nInstance merging on (the default):\n")
+        print("\nInstance merging on (REEL_MERGE_INSTANCES=1):\n")
         workers_table("_merged")
     print()
     for w in [1, 2, 4, 8]:

@@ -56,10 +56,12 @@ bool isDestroy(CommandType type) {
   return semanticsOf(type).category == CommandCategory::Destroy;
 }
 
-// RendererConfig::mergeInstances, unless REEL_MERGE_INSTANCES=0 turns it off.
+// RendererConfig::mergeInstances, unless REEL_MERGE_INSTANCES says otherwise ("0" off, "1" on).
 bool mergeInstancesFromEnvironment(bool configured) {
   const char* env = std::getenv("REEL_MERGE_INSTANCES");
-  return configured && !(env && std::string_view(env) == "0");
+  if (env && std::string_view(env) == "0") return false;
+  if (env && std::string_view(env) == "1") return true;
+  return configured;
 }
 
 }  // namespace

@@ -323,10 +323,12 @@ TEST_F(InstanceMergeOffTest, TheRendererOptionTurnsMergingOff) {
   EXPECT_EQ(renderer_.stats().drawsSubmitted, 2 * kMinRun);
 }
 
-TEST(InstanceMergeEnvironment, ReelMergeInstancesZeroTurnsMergingOff) {
-  ::setenv("REEL_MERGE_INSTANCES", "0", 1);
+// Draws submitted for 2 x kMinRun mergeable draws, with REEL_MERGE_INSTANCES set to `env` (nullptr:
+// unset) while the renderer is made with `configured`.
+uint64_t drawsSubmittedWith(const char* env, bool configured) {
+  if (env) ::setenv("REEL_MERGE_INSTANCES", env, 1);
   NullDevice device;
-  Renderer renderer(device, {.framesInFlight = 1, .workers = 1});
+  Renderer renderer(device, {.framesInFlight = 1, .workers = 1, .mergeInstances = configured});
   ::unsetenv("REEL_MERGE_INSTANCES");
   ResourceContext& r = renderer.resources();
   const std::byte code[4] = {};
@@ -347,7 +349,19 @@ TEST(InstanceMergeEnvironment, ReelMergeInstancesZeroTurnsMergingOff) {
   }
   renderer.kick();
   renderer.flushAndWait();
-  EXPECT_EQ(renderer.stats().drawsSubmitted, 2 * kMinRun);
+  return renderer.stats().drawsSubmitted;
+}
+
+// Off unless asked: on `stress` finding the runs cost more than the draws it saved.
+TEST(InstanceMergeEnvironment, MergingIsOffUnlessConfigured) {
+  EXPECT_FALSE(RendererConfig{}.mergeInstances);
+  EXPECT_EQ(drawsSubmittedWith(nullptr, RendererConfig{}.mergeInstances), 2 * kMinRun);
+  EXPECT_EQ(drawsSubmittedWith(nullptr, true), 1u);
+}
+
+TEST(InstanceMergeEnvironment, ReelMergeInstancesOverridesTheConfig) {
+  EXPECT_EQ(drawsSubmittedWith("0", true), 2 * kMinRun);
+  EXPECT_EQ(drawsSubmittedWith("1", false), 1u);
 }
 
 }  // namespace

@@ -53,10 +53,12 @@ struct RendererConfig {
   // stays on the render thread. The images never depend on it.
   uint32_t workers = 0;
   // Instance merging (docs/instance-merging.md): runs of sorted draws of a pipeline that opts in
-  // (PipelineInstancing) and differ only in their per-draw constants become one instanced draw. Off
-  // when REEL_MERGE_INSTANCES=0. Never in a frame kicked with stopAfterPackets. The images never depend
-  // on it.
-  bool mergeInstances = true;
+  // (PipelineInstancing) and differ only in their per-draw constants become one instanced draw.
+  // REEL_MERGE_INSTANCES=1 / =0 overrides it. Never in a frame kicked with stopAfterPackets. The images
+  // never depend on it. Off by default: finding the runs costs every key of an opted-in pipeline a look
+  // at its chain, which on `stress` (a quarter of its draws in long runs) cost more render-thread CPU
+  // than the draws it saved, on the H100 host and on lavapipe (docs/instance-merging.md).
+  bool mergeInstances = false;
 };
 
 // Per-frame choices made at kick().
