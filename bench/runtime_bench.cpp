@@ -380,13 +380,14 @@ uint32_t mix(uint32_t x) {  // an integer hash (murmur3's finalizer): random-loo
 // 32 materials (4 pipelines x 8 textures), a quarter opaque (sorted by material), the rest sorted back
 // to front; each draw a shared BindPipeline reference, BindTexture, PushConstants with 48 bytes of aux
 // data and a Draw. Sorted order is therefore nowhere near recording order.
-void recordStress(CommandBucket<DrawKey>& bucket, uint32_t begin, uint32_t end, uint32_t frame) {
+void recordStress(CommandBucket<DrawKey>& bucket, uint32_t begin, uint32_t end, uint32_t frame,
+                  const PipelineHandle (&pipelines)[4]) {
   constexpr Translucency kGroup[4] = {Translucency::Opaque, Translucency::Normal, Translucency::Additive,
                                       Translucency::Normal};
   cmd::BindPipeline* headers[4];
   for (uint32_t p = 0; p < 4; ++p) {
     headers[p] = &bucket.createShared<cmd::BindPipeline>();
-    headers[p]->pipeline = PipelineHandle{p + 1};
+    headers[p]->pipeline = pipelines[p];
   }
   for (uint32_t i = begin; i < end; ++i) {
     const uint32_t material = mix(i) % 32;
@@ -438,19 +439,37 @@ class RecordingOrderWalk final : public FrameObserver {
 // 2 buckets) into a device that does almost nothing: reel's own cost per packet and per key, and the
 // same walk in recording order (recording_order_*, the memory-access floor), measured on alternate
 // frames of the same run, each starting from DRAM. Iteration time (manual) is the sorted translation's
-// CPU time.
+// CPU time. The second argument 1 opts the four pipelines into instance merging (their 48 bytes of push
+// constants per instance) and turns merging on: what finding and dispatching the runs costs reel itself.
 void BM_TranslateStress(benchmark::State& state) {
   const auto keys = static_cast<uint32_t>(state.range(0));
+  const bool merge = state.range(1) != 0;
   TouchDevice device;
   RecordingOrderWalk walk(device);
-  Renderer renderer(device, {.framesInFlight = 1});
+  Renderer renderer(device, {.framesInFlight = 1, .workers = 1, .mergeInstances = merge});
   const ObserverRegistration walking = renderer.addObserver(walk);
+  PipelineHandle pipelines[4];
+  {
+    ResourceContext& r = renderer.resources();
+    const std::byte code[4] = {};
+    PipelineDesc desc{};
+    desc.vertexShader = r.createShader({.stage = ShaderStage::Vertex}, code);
+    desc.pushConstantBytes = 48;
+    for (PipelineHandle& p : pipelines) {
+      p = merge ? r.createPipeline(desc, {.vertexShader = desc.vertexShader,
+                                          .fragmentShader = {},
+                                          .constantOffset = 0,
+                                          .constantBytes = 48,
+                                          .bufferSlot = 0})
+                : r.createPipeline(desc);
+    }
+  }
   CommandBucket<DrawKey>* buckets[2] = {&renderer.createBucket<DrawKey>("worker 0"),
                                         &renderer.createBucket<DrawKey>("worker 1")};
   uint32_t frame = 0;
   auto recordFrame = [&] {
-    std::thread helper([&] { recordStress(*buckets[1], keys / 2, keys, frame); });
-    recordStress(*buckets[0], 0, keys / 2, frame);
+    std::thread helper([&] { recordStress(*buckets[1], keys / 2, keys, frame, pipelines); });
+    recordStress(*buckets[0], 0, keys / 2, frame, pipelines);
     helper.join();
     ++frame;
   };
@@ -485,9 +504,18 @@ void BM_TranslateStress(benchmark::State& state) {
   state.counters["recording_order_ns_per_packet"] = recording / it / double(packets) * 1e9;
   state.counters["recording_order_ns_per_key"] = recording / it / double(keys) * 1e9;
   state.counters["x_recording_order"] = sorted / recording;
+  const RendererStats stats = renderer.stats();
+  state.counters["draws_submitted_share"] =
+      stats.drawsRecorded ? double(stats.drawsSubmitted) / double(stats.drawsRecorded) : 0.0;
   benchmark::DoNotOptimize(device.checksum);
 }
-BENCHMARK(BM_TranslateStress)->Arg(100'000)->Arg(10'000)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TranslateStress)
+    ->Args({100'000, 0})
+    ->Args({100'000, 1})
+    ->Args({10'000, 0})
+    ->ArgNames({"keys", "merge"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace reel

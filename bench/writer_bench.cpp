@@ -4,6 +4,8 @@
 //                                        capture's writer thread appends them: raw MB/s at 1, 2, 4 and 8
 //                                        compression threads (chunks in parallel) and at 1, 2, 4 and 8 of
 //                                        zstd's own workers inside one chunk at a time; medians of 3
+//   reel_writer_bench codec TRACE        the same messages on one thread at several zstd levels with and
+//                                        without long-distance matching: raw MB/s and ratio, medians of 3
 //   reel_writer_bench ratio TRACE        the trace replayed on the null device and captured again, with
 //                                        and without frame prediction and at 1..16 frames a chunk (what a
 //                                        time limit on chunks costs: 0.25 s holds 15 frames at 60 frames/s)
@@ -55,7 +57,7 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-int throughput(const std::string& path) {
+int throughput(const std::string& path, bool codecs) {
   auto reader = reel::trace::TraceReader::open(path);
   if (!reader) return fail(reader.error().message);
   std::vector<std::byte> file;
@@ -88,11 +90,12 @@ int throughput(const std::string& path) {
     rawBytes += m.size;
   }
   const std::string out = path + ".rewritten";
-  auto run = [&](const char* mode, uint32_t threads, int zstdWorkers) -> int {
+  auto run = [&](const char* mode, uint32_t threads, int zstdWorkers,
+                 const reel::trace::CompressionSettings& base = {}) -> int {
     std::vector<double> seconds;
     uint64_t fileBytes = 0;
     for (int repeat = 0; repeat < 3; ++repeat) {
-      reel::trace::CompressionSettings settings;
+      reel::trace::CompressionSettings settings = base;
       settings.threads = threads;
       settings.zstdWorkers = zstdWorkers;
       auto writer = reel::trace::TraceFileWriter::create(out, settings);
@@ -118,6 +121,25 @@ int throughput(const std::string& path) {
     std::fflush(stdout);
     return 0;
   };
+  if (codecs) {
+    // The codec's settings on the frames as written (predicted, format 1.3), on one thread: what each
+    // costs in speed and ratio now that prediction already removes what repeats from frame to frame.
+    struct Codec {
+      const char* name;
+      int level;
+      bool ldm;
+    };
+    for (const Codec& c :
+         {Codec{"level1_ldm", 1, true}, Codec{"level1", 1, false}, Codec{"level2", 2, false},
+          Codec{"level3", 3, false}, Codec{"level-1", -1, false}, Codec{"level-3", -3, false}}) {
+      reel::trace::CompressionSettings settings;
+      settings.level = c.level;
+      settings.longDistanceMatching = c.ldm;
+      if (int r = run(c.name, 0, 0, settings)) return r;
+    }
+    std::remove(out.c_str());
+    return 0;
+  }
   if (int r = run("inline", 0, 0)) return r;
   for (const uint32_t t : {1u, 2u, 4u, 8u}) {
     if (int r = run("chunks_in_parallel", t, 0)) return r;
@@ -368,11 +390,12 @@ int breakdown(const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s throughput|ratio|breakdown TRACE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s throughput|codec|ratio|breakdown TRACE\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
-  if (mode == "throughput") return throughput(argv[2]);
+  if (mode == "throughput") return throughput(argv[2], false);
+  if (mode == "codec") return throughput(argv[2], true);
   if (mode == "ratio") return ratio(argv[2]);
   if (mode == "breakdown") return breakdown(argv[2]);
   return fail("unknown mode '" + mode + "'");

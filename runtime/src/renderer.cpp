@@ -566,6 +566,10 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
       __builtin_prefetch(head + 64);
       __builtin_prefetch(head + 128);
       __builtin_prefetch(head + 192);
+      // The bucket of the key whose chain is fetched next time round: mergedBuckets is read in sorted
+      // order, at random, and the address above waits for it.
+      if (i + 2 * kPrefetchKeys < total)
+        __builtin_prefetch(&view.mergedBuckets[sorted[i + 2 * kPrefetchKeys].sequence]);
     }
     if (merge) {
       // A run of draws from here, dispatched as one instanced draw: skip the keys it took.

@@ -51,14 +51,16 @@ class InstanceMerger {
   static constexpr uint32_t kMinRun = 4;
 
   struct Packet {
-    const BucketStream* stream = nullptr;
-    uint32_t body = 0;  // offset of the packet (a shared reference resolved)
+    const BucketStream* stream;
+    uint32_t body;  // offset of the packet (a shared reference resolved)
   };
   static constexpr uint32_t kMaxState = 8;  // state commands in a candidate's chain
+  // Filled by parse(); `state` holds stateCount entries, the rest is left as it was (every key of a frame
+  // is parsed, so nothing is zeroed that parse() does not write).
   struct Candidate {
     std::array<Packet, kMaxState> state;
     uint32_t stateCount = 0;
-    Packet push, draw;
+    Packet push{}, draw{};
     CommandType drawType = CommandType::Count;
     const PipelineInstancing* instancing = nullptr;
   };
@@ -94,8 +96,11 @@ class InstanceMerger {
 struct InstanceMergeCursor {
   size_t noRunBefore = 0;  // keys before this are known to start no run of kMinRun
   size_t pendingIndex = SIZE_MAX;
-  InstanceMerger::Candidate pending;  // the candidate at pendingIndex, parsed when it ended the run before it
-  std::vector<InstanceMerger::Candidate> run;
+  // Two candidates parsed in place, never copied: the run's first key and the key compared with it.
+  // slots[pendingSlot] is the candidate at pendingIndex, parsed when it ended the run before it.
+  InstanceMerger::Candidate slots[2];
+  uint32_t pendingSlot = 0;
+  std::vector<InstanceMerger::Packet> pushes;  // the run's PushConstants, in sort order
   std::vector<std::byte> constants;
   InstanceMergeCounts counts;
   void reset() {
