@@ -46,12 +46,6 @@ class PhaseClock {
 namespace {
 using detail::PhaseClock;
 
-// How far ahead translate() fetches packet chains, in keys. It fetches four lines from each chain's
-// head: a `stress` chain (a shared reference and three packets, 184 bytes) spans three or four.
-// Measured with BM_TranslateStress on the 2-core VM: 8, 16 and 32 keys ahead all ran at 38-42 ns/key;
-// two lines instead of four left the chains' tails missing (102 ns/key), three matched four.
-constexpr size_t kPrefetchKeys = 16;
-
 bool isDestroy(CommandType type) {
   return semanticsOf(type).category == CommandCategory::Destroy;
 }

@@ -28,7 +28,6 @@ size_t minJobKeysFromEnvironment() {
 }
 
 namespace {
-constexpr size_t kPrefetchKeys = 16;  // as the renderer's translate() (renderer.cpp)
 
 int32_t fieldOffset(const CommandInfo& info, std::string_view name) {
   for (const FieldInfo& f : info.fields) {
@@ -159,6 +158,9 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
       __builtin_prefetch(head + 64);
       __builtin_prefetch(head + 128);
       __builtin_prefetch(head + 192);
+      // The bucket index of the key fetched next time round (read at random, as translate() does).
+      if (key + 2 * kPrefetchKeys < keys)
+        __builtin_prefetch(&view.mergedBuckets[view.sorted[key + 2 * kPrefetchKeys].sequence]);
     }
     const SortEntry& entry = view.sorted[key];
     const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
