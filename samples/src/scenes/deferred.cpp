@@ -18,6 +18,10 @@
 //   layer 6 commands   blur end
 // The composite draws in the view's viewport (4, the post view's: this scene is not part of `default`),
 // inside the pass the app opens on the frame image.
+#include <algorithm>
+#include <cstddef>
+#include <span>
+
 #include "assets.h"
 #include "reel/samples/spirv.h"
 #include "scene_util.h"
