@@ -18,7 +18,7 @@ log() { echo "== $*" | tee -a "$out/summary.txt"; }
 log "devices"
 "$bin/reel-sample" --list-devices 2>&1 | tee -a "$out/summary.txt"
 log "every sample scene, 3 frames, validation on"
-for scene in cubes transparency post compute stress default passes; do
+for scene in cubes transparency post compute stress default passes deferred; do
   "$bin/reel-sample" --scene "$scene" --frames 3 --headless 2>&1 | tail -1 | tee -a "$out/summary.txt"
   echo "$scene exit: ${PIPESTATUS[0]}" | tee -a "$out/summary.txt"
 done

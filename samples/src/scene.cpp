@@ -18,8 +18,8 @@ void FrameRecorder::parallel(uint32_t count,
 }
 
 std::span<const char* const> sceneNames() {
-  static constexpr const char* kNames[] = {"cubes",  "transparency", "post",  "compute",
-                                           "stress", "default",      "passes"};
+  static constexpr const char* kNames[] = {"cubes",  "transparency", "post",   "compute",
+                                           "stress", "default",      "passes", "deferred"};
   return kNames;
 }
 
@@ -31,6 +31,7 @@ std::unique_ptr<Scene> makeScene(std::string_view name) {
   if (name == "stress") return makeStress();
   if (name == "default") return makeDefault();
   if (name == "passes") return makePasses();
+  if (name == "deferred") return makeDeferred();
   return nullptr;
 }
 

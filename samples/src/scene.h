@@ -9,6 +9,9 @@
 //   1  offscreen passes (the post scene renders its scene here)
 //   2  cubes   3 transparency   4 post   5 compute   6 stress   - one view each on the frame image
 //   7  HUD over the whole frame
+// Scenes outside `default` reuse these: passes draws in the cubes view; deferred keeps its G-buffer,
+// lighting dispatch and post chain in viewport 1 (each pass in layers of its own, deferred.cpp) and
+// composites in the post view.
 // Inside a view's viewport: layer 0 holds commands (uniform uploads at priority 10, the app's
 // BeginRenderPass at 100, the scene's view state at 200), layers 1..14 the draws, and the app's
 // EndRenderPass is a command in the last group (layer 15, subtractive), after every draw.
@@ -108,7 +111,7 @@ class Scene {
 
 // The scenes by --scene name; null for an unknown name.
 std::unique_ptr<Scene> makeScene(std::string_view name);
-std::span<const char* const> sceneNames();  // cubes, transparency, post, compute, stress, default
+std::span<const char* const> sceneNames();  // every name makeScene knows, in --help order
 
 std::unique_ptr<Scene> makeCubes();
 std::unique_ptr<Scene> makeTransparency();
@@ -116,5 +119,6 @@ std::unique_ptr<Scene> makePost();
 std::unique_ptr<Scene> makeCompute();
 std::unique_ptr<Scene> makeStress();
 std::unique_ptr<Scene> makeDefault();
+std::unique_ptr<Scene> makeDeferred();
 
 }  // namespace reel::samples

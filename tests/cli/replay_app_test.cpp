@@ -59,7 +59,7 @@ TEST_P(ReplayMatchesTheApp, BitForBit) {
   EXPECT_NE(r.out.find("match: 0 of 3 images differ"), std::string::npos) << r.out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, ReplayMatchesTheApp, ::testing::Values("default", "passes"),
+INSTANTIATE_TEST_SUITE_P(Scenes, ReplayMatchesTheApp, ::testing::Values("default", "passes", "deferred"),
                          [](const auto& param) { return std::string(param.param); });
 
 // Frame 0 creates texture #N (known texels) and sampler #N, the same slot of another kind; frame 1

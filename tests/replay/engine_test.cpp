@@ -112,7 +112,7 @@ TEST_P(EngineSeek, ContinuedAndRestoredStepsMatchReplaysFromTheCaptureStart) {
 
 INSTANTIATE_TEST_SUITE_P(Traces, EngineSeek,
                          ::testing::Values("cubes", "compute", "post", "passes", "transparency",
-                                           "default_from_start", "stress_small"),
+                                           "default_from_start", "stress_small", "deferred"),
                          [](const auto& param) { return param.param; });
 
 // Every live buffer and texture of both sessions, byte for byte, and the same live resources.

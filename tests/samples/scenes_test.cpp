@@ -79,7 +79,8 @@ TEST_P(Scenes, RenderValidationCleanAndMatchTheGolden) {
 INSTANTIATE_TEST_SUITE_P(Lavapipe, Scenes,
                          ::testing::Values(SceneCase{"cubes", 400, 3}, SceneCase{"transparency", 0, 18},
                                            SceneCase{"post", 0, 3}, SceneCase{"compute", 256, 62},
-                                           SceneCase{"stress", 6000, 3}, SceneCase{"default", 0, 4}),
+                                           SceneCase{"stress", 6000, 3}, SceneCase{"default", 0, 4},
+                                           SceneCase{"deferred", 0, 3}),
                          [](const ::testing::TestParamInfo<SceneCase>& p) {
                            return std::string(p.param.scene);
                          });
