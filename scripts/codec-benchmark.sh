@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The trace codec's settings on this machine (issue 15): captures cubes (300 frames) and stress (30 frames;
+# --quick: 12, every scene at 64x64 for the 2-core VM on lavapipe) with key frames off, then
+# `reel_writer_bench codec` (bench/writer_bench.cpp) writes each trace's messages again on one thread at
+# zstd levels 1 (with and without long-distance matching), 2, 3, -1 and -3: raw MB/s and ratio, medians of 3.
+#   bash scripts/codec-benchmark.sh BIN OUT [--quick]    # BIN: reel-sample, reel_writer_bench (device-build.sh)
+# Writes OUT/codec_<scene>.jsonl and OUT/codec.md.
+set -euo pipefail
+bin=$(cd "$1" && pwd)
+out=$2
+quick=${3:-}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
+[ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH"
+size=""
+stress_frames=30
+if [ "$quick" = "--quick" ]; then
+  size="--width 64 --height 64"
+  stress_frames=12
+fi
+{ nproc; grep -m1 'model name' /proc/cpuinfo; uname -r; } > "$out/machine.txt"
+for scene in cubes stress; do
+  n=300
+  [ $scene = stress ] && n=$stress_frames
+  REEL_CAPTURE="$out/$scene.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)) REEL_CAPTURE_KEY_FRAMES=0 \
+    "$bin/reel-sample" --scene $scene --headless $size --frames $((n + 2)) > /dev/null 2>&1
+  "$bin/reel_writer_bench" codec "$out/$scene.reel" > "$out/codec_$scene.jsonl"
+  rm -f "$out/$scene.reel"
+done
+python3 - "$out" > "$out/codec.md" <<'PY'
+import json, sys
+out = sys.argv[1]
+rows = {}
+for scene in ["cubes", "stress"]:
+    for line in open(f"{out}/codec_{scene}.jsonl"):
+        r = json.loads(line)
+        rows.setdefault(r["mode"], {})[scene] = r
+print("| zstd settings (one thread, medians of 3) | cubes raw MB/s | cubes ratio | stress raw MB/s | stress ratio |")
+print("|---|---|---|---|---|")
+for mode, by in rows.items():
+    c, s = by["cubes"], by["stress"]
+    print(f"| {mode} | {c['raw_MBps']:.0f} | {c['ratio']:.2f} | {s['raw_MBps']:.0f} | {s['ratio']:.2f} |")
+PY
+cat "$out/codec.md"
