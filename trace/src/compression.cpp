@@ -40,7 +40,7 @@ Result<ChunkCompressor> ChunkCompressor::create(const trace::CompressionSettings
                            "worker count (a libzstd without threads?)");
         !r)
       return r.error();
-    // zstd's own job size follows the window (256 MiB with long-distance matching), larger than a
+    // zstd's own job size follows the window (up to 256 MiB with long-distance matching), larger than a
     // chunk: one job, one thread. Jobs of 4 MiB let the workers share a chunk.
     if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_jobSize, 4 << 20), "job size"); !r)
       return r.error();

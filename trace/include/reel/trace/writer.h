@@ -53,11 +53,10 @@
 
 namespace reel::trace {
 
-// The zstd settings and chunk sizes of a trace (see bench/capture_bench.cpp and the README for the
-// measurements): level 1 with long-distance matching over a window larger than a chunk, so that each
-// frame of a chunk is mostly matched against the frame before it, and chunks of a few frames, so that
-// any frame is one chunk decompression away. Every zstd frame carries its content checksum, whatever
-// these say.
+// The zstd settings and chunk sizes of a trace (scripts/codec-benchmark.sh and the README for the
+// measurements): a window larger than a chunk, so that each frame of a chunk is matched against the
+// frames before it, and chunks of a few frames, so that any frame is one chunk decompression away. Every
+// zstd frame carries its content checksum, whatever these say.
 //
 // Chunks are compressed on worker threads (`threads`), several at once, and written in file order as
 // they finish: one zstd stream per chunk keeps every chunk independent, so chunks parallelise without
@@ -68,8 +67,12 @@ namespace reel::trace {
 // A chunk also closes `chunkMillis` after its first message (TraceFileWriter::tick): what a killed
 // process loses is at most that much time of frames, whatever their size.
 struct CompressionSettings {
-  int level = 1;
-  bool longDistanceMatching = true;
+  // Level 3 finds the frames before it in the chunk without long-distance matching: on predicted frames
+  // (format 1.3) it compressed cubes and stress captures as tightly as level 1 with long-distance
+  // matching or more so, 1.7-2.4x faster on the H100 host and 1.2-1.3x on the 2-core VM
+  // (docs/measurements/h100-2026-11-26b/codec/, vm-2026-11-26/codec/).
+  int level = 3;
+  bool longDistanceMatching = false;
   int windowLog = 26;                 // 64 MiB; `zstd -dc` accepts up to 27 without --long
   uint64_t chunkBytes = 32ull << 20;  // a chunk closes after the frame that takes it past this...
   uint32_t maxFramesPerChunk = 16;    // ...or after this many frames...
