@@ -12,21 +12,10 @@ quick=${3:-}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
 [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH"
-size=""
-stress_frames=30
-if [ "$quick" = "--quick" ]; then
-  size="--width 64 --height 64"
-  stress_frames=12
-fi
 { nproc; grep -m1 'model name' /proc/cpuinfo; uname -r; } > "$out/machine.txt"
-for scene in cubes stress; do
-  n=300
-  [ $scene = stress ] && n=$stress_frames
-  REEL_CAPTURE="$out/$scene.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)) REEL_CAPTURE_KEY_FRAMES=0 \
-    "$bin/reel-sample" --scene $scene --headless $size --frames $((n + 2)) > /dev/null 2>&1
-  "$bin/reel_writer_bench" codec "$out/$scene.reel" > "$out/codec_$scene.jsonl"
-  rm -f "$out/$scene.reel"
-done
+source "$(dirname "$0")/bench-traces.sh"
+codec() { "$bin/reel_writer_bench" codec "$2" > "$out/codec_$1.jsonl"; }
+for_each_bench_trace "$bin" "$out" "$quick" codec
 python3 - "$out" > "$out/codec.md" <<'PY'
 import json, sys
 out = sys.argv[1]

@@ -15,22 +15,10 @@ bin=$(cd "$1" && pwd)
 out=$2
 quick=${3:-}
 mkdir -p "$out"
-size=""
-stress_frames=30
-if [ "$quick" = "--quick" ]; then
-  size="--width 64 --height 64"
-  stress_frames=12
-fi
 { echo "machine: $(nproc) cores, $(uname -r)"; "$bin/reel-sample" --list-devices 2>&1 | head -3; } > "$out/machine.txt"
-for scene in cubes stress; do
-  n=300
-  [ $scene = stress ] && n=$stress_frames
-  # Key frames off: the frames' own cost alone.
-  REEL_CAPTURE="$out/$scene.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)) REEL_CAPTURE_KEY_FRAMES=0 \
-    "$bin/reel-sample" --scene $scene --headless $size --frames $((n + 2)) > /dev/null 2>&1
-  "$bin/reel_writer_bench" breakdown "$out/$scene.reel" > "$out/breakdown_$scene.jsonl"
-  rm -f "$out/$scene.reel"
-done
+source "$(dirname "$0")/bench-traces.sh"
+breakdown() { "$bin/reel_writer_bench" breakdown "$2" > "$out/breakdown_$1.jsonl"; }
+for_each_bench_trace "$bin" "$out" "$quick" breakdown
 python3 - "$out" > "$out/breakdown.md" <<'PY'
 import json, sys
 out = sys.argv[1]
