@@ -29,6 +29,12 @@ def ms_per_frame(text):
     return float(m.group(1)) if m else None
 
 
+def median_frame_ms(text):
+    # reel-sample's median kick-to-kick time (builds from before it printed one have none)
+    m = re.search(r"ms/frame, median ([\d.]+) ms", text)
+    return float(m.group(1)) if m else None
+
+
 def waits(text):
     m = re.search(r"render thread waited (\d+) times \(([\d.]+) ms\)", text)
     return (int(m.group(1)), float(m.group(2))) if m else None
@@ -72,6 +78,24 @@ for scene in ["cubes", "stress"]:
     sizes = [l for l in read(f"{out}/onoff_{scene}_gfxr_1.txt").splitlines() if l.strip().isdigit()]
     gfxr = f"{int(sizes[0]) / 1e6:.1f} MB (all frames of the run)" if sizes else "n/a"
     print(f"| {scene} | {fmt(off, 3)} | {rel(row['reel'])} | {rel(row['reel1'])} | {rel(row['before'])} | {rel(row['gfxr'])} | {w['reel']} | {w['reel1']} | {w['before']} | {'n/a' if threads is None else int(threads)} | {gfxr} |")
+
+# The same runs' steady frame time: each run's median kick-to-kick interval (one-off stalls, such as the
+# capture's start, leave it alone), then the median of the three runs.
+steady = {}
+for scene in ["cubes", "stress"]:
+    steady[scene] = {mode: med([median_frame_ms(read(f"{out}/onoff_{scene}_{mode}_{r}.txt")) for r in (1, 2, 3)])
+                     for mode in ["off", "reel", "reel1", "before", "gfxr"]}
+if any(v["off"] is not None for v in steady.values()):
+    print("\n## Capture on/off, steady frame time (median kick-to-kick ms of each run, median of 3)\n")
+    print("| scene | app alone | reel capture | reel, writer thread encodes | reel before (6f43339) | GFXReconstruct |")
+    print("|---|---|---|---|---|---|")
+    for scene, row in steady.items():
+        off = row["off"]
+        if off is None:
+            continue
+        def rel(v):
+            return "n/a" if v is None or not off else f"{v:.4f} ({(v / off - 1) * 100:+.1f}%)"
+        print(f"| {scene} | {fmt(off, 4)} | {rel(row['reel'])} | {rel(row['reel1'])} | {rel(row['before'])} | {rel(row['gfxr'])} |")
 
 breakdowns = sorted(glob.glob(f"{out}/breakdown_*.jsonl"))
 if breakdowns:

@@ -40,7 +40,8 @@ void printStats(const reel::samples::RunResult& r) {
   const double perPacket = packets > 0 ? 1.0 / packets : 0.0;
   const auto& s = r.deviceStats;
   std::printf(
-      "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.4f, \"ms_per_frame\": %.3f,\n"
+      "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.4f, \"ms_per_frame\": %.3f, "
+      "\"median_frame_ms\": %.4f,\n"
       " \"measured_frames\": %.0f, \"packets_per_frame\": %.1f,\n"
       " \"render_thread_us_per_frame\": {\"sort\": %.1f, \"translate\": %.1f, \"submit\": %.1f},\n"
       " \"render_thread_ns_per_packet\": {\"sort\": %.2f, \"translate\": %.2f, \"submit\": %.2f},\n"
@@ -50,7 +51,7 @@ void printStats(const reel::samples::RunResult& r) {
       " \"push_constant_calls\": %llu, \"redundant_binds_skipped\": %llu, \"barriers\": %llu,"
       " \"render_passes\": %llu, \"render_pass_suspensions\": %llu}}\n",
       r.device.name.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
-      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, n, n > 0 ? packets / n : 0.0,
+      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs, n, n > 0 ? packets / n : 0.0,
       n > 0 ? sort / n / 1e3 : 0.0, n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0,
       sort * perPacket, translate * perPacket, submit * perPacket, static_cast<unsigned long long>(s.draws),
       static_cast<unsigned long long>(s.dispatches), static_cast<unsigned long long>(s.pipelineBinds),
@@ -217,7 +218,8 @@ int main(int argc, char** argv) {
   for (const std::string& e : r.imageErrors) std::fprintf(stderr, "reel-sample: %s\n", e.c_str());
   if (!writeError.empty()) std::fprintf(stderr, "reel-sample: %s\n", writeError.c_str());
   // The trace on disk reads up to its last whole chunk, but the capture asked for is not all there.
-  for (const std::string& e : r.captureErrors) std::fprintf(stderr, "reel-sample: capture failed: %s\n", e.c_str());
+  for (const std::string& e : r.captureErrors)
+    std::fprintf(stderr, "reel-sample: capture failed: %s\n", e.c_str());
   if (stats) printStats(r);
 
   std::string images = "no images written";
@@ -232,13 +234,15 @@ int main(int argc, char** argv) {
     images += "; " + std::to_string(r.presents) + " frames presented, swapchain created " +
               std::to_string(r.swapchainRecreations) + " times";
   }
-  std::fprintf(
-      human,
-      "reel-sample: %s, %llu frames in %.2f s (%.2f ms/frame, %s, %s, %u in flight) on %s; %s; %zu errors\n",
-      options.scene.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
-      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, options.headless ? "headless" : "windowed",
-      (std::to_string(options.width) + "x" + std::to_string(options.height)).c_str(), options.framesInFlight,
-      r.device.name.c_str(), images.c_str(), r.errorCount);
+  std::fprintf(human,
+               "reel-sample: %s, %llu frames in %.2f s (%.2f ms/frame, median %.3f ms, %s, %s, %u in flight) "
+               "on %s; %s; "
+               "%zu errors\n",
+               options.scene.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
+               r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs,
+               options.headless ? "headless" : "windowed",
+               (std::to_string(options.width) + "x" + std::to_string(options.height)).c_str(),
+               options.framesInFlight, r.device.name.c_str(), images.c_str(), r.errorCount);
   if (!r.captureSummary.empty() && r.captureErrors.empty())
     std::fprintf(human, "reel-sample: capture: %s\n", r.captureSummary.c_str());
   return r.errorCount == 0 && r.errors.empty() && r.imageErrors.empty() && writeError.empty() &&

@@ -270,6 +270,10 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     if (window) device->setPresentSource(color);
 
     const auto start = std::chrono::steady_clock::now();
+    std::vector<double> intervalsMs;
+    intervalsMs.reserve(std::min<uint64_t>(o.frames ? o.frames : RunResult::kMaxFrameIntervals,
+                                           RunResult::kMaxFrameIntervals));
+    auto lastKick = start;
     for (uint64_t n = 0; o.frames == 0 || n < o.frames; ++n) {
       if (window) {
         // Resize, minimize and restore on a schedule: the swapchain must follow (tests under Xvfb).
@@ -304,9 +308,18 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       }
       renderer.kick();
       ++result.frames;
+      const auto now = std::chrono::steady_clock::now();
+      if (n > 0 && intervalsMs.size() < RunResult::kMaxFrameIntervals)
+        intervalsMs.push_back(std::chrono::duration<double, std::milli>(now - lastKick).count());
+      lastKick = now;
     }
     renderer.flushAndWait();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!intervalsMs.empty()) {
+      auto middle = intervalsMs.begin() + static_cast<std::ptrdiff_t>(intervalsMs.size() / 2);
+      std::nth_element(intervalsMs.begin(), middle, intervalsMs.end());
+      result.medianFrameMs = *middle;
+    }
     for (std::unique_ptr<capture::Capture>* c : {&*capture, &hotkeyCapture}) {
       if (!*c) continue;
       if (auto finished = (*c)->finish(); !finished) result.captureErrors.push_back(finished.error().message);

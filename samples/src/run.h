@@ -51,6 +51,10 @@ struct RunOptions {
 struct RunResult {
   uint64_t frames = 0;
   double seconds = 0;  // from the first kick to the last frame done on the GPU
+  // The median time from one kick to the next over the first kMaxFrameIntervals frames: the app's
+  // steady frame time, which one-off stalls (a capture's start, pipeline compiles) leave alone.
+  double medianFrameMs = 0;
+  static constexpr size_t kMaxFrameIntervals = 100'000;
   DeviceInfo device;
   VulkanDeviceStats deviceStats;
   RendererStats rendererStats;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -106,6 +107,22 @@ TEST_F(ReelSampleEnvironment, StatsWriteOnlyJsonToStdout) {
   EXPECT_EQ(out[out.find_last_not_of('\n')], '}') << out;
   EXPECT_EQ(out.find("reel-sample:"), std::string::npos) << "a human line on stdout:\n" << out;
   EXPECT_EQ(out.find("\"device\"", out.find("\"device\"") + 1), std::string::npos) << "key \"device\" twice";
+}
+
+// The steady frame time the capture benchmarks compare: a median of 4 kick-to-kick intervals (5 frames),
+// positive and no larger than the longest interval can be, the whole run's time.
+TEST_F(ReelSampleEnvironment, TheSummaryAndStatsGiveTheMedianFrameTime) {
+  const std::string human = run("", "");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      human, m, std::regex(R"(frames in ([0-9.]+) s \([0-9.]+ ms/frame, median ([0-9.]+) ms)")))
+      << human;
+  const double seconds = std::stod(m[1]), median = std::stod(m[2]);
+  EXPECT_GT(median, 0.0) << human;
+  EXPECT_LE(median, seconds * 1000.0 + 10.0) << human;  // printed with 2 decimals
+  const std::string stats = run("", "--stats", 0, /*stdoutOnly=*/true);
+  ASSERT_TRUE(std::regex_search(stats, m, std::regex(R"("median_frame_ms": ([0-9.]+))"))) << stats;
+  EXPECT_GT(std::stod(m[1]), 0.0) << stats;
 }
 
 }  // namespace
