@@ -17,7 +17,6 @@
 
 #include "frame_ticket.h"
 #include "reel/runtime/cpu_time.h"
-#include "reel/runtime/worker_pool.h"
 #include "reel/trace/frame_encoding.h"
 #include "reel/trace/writer.h"
 #include "shutdown.h"
@@ -132,10 +131,6 @@ struct Capture::State {
   std::vector<std::unique_ptr<trace::FrameEncoder>> encoderPool;
   std::vector<trace::FrameEncoder*> spareEncoders;
   std::vector<std::thread> encodeThreads;
-  // A large frame's buckets are read on these threads at once (FrameGatherer), so that its lease ends
-  // sooner; one frame at a time, and an encode thread that finds the pool busy reads its frame alone.
-  std::unique_ptr<WorkerPool> gatherPool;
-  std::mutex gatherPoolMutex;
   uint64_t jobsTaken = 0;
   uint64_t jobsPlanned = 0;
   uint64_t bytesInFlight = 0;  // gathered bytes of the jobs not yet appended
@@ -512,10 +507,7 @@ void Capture::State::runJob(std::unique_lock<std::mutex>& lock, Job& job, trace:
   Gathered& gathered = *job.gathered;
   // The only step that reads the renderer's streams: they go back as soon as it is done.
   lock.unlock();
-  std::unique_lock poolLock(gatherPoolMutex, std::defer_lock);
-  if (gatherPool) poolLock.try_lock();
-  auto read = gatherer.gather(source, gathered.frame, poolLock.owns_lock() ? gatherPool.get() : nullptr);
-  if (poolLock.owns_lock()) poolLock.unlock();
+  auto read = gatherer.gather(source, gathered.frame);
   if (job.ticket != UINT32_MAX) {
     FrameTicket& t = tickets[job.ticket];
     t.lease.reset();
@@ -801,7 +793,6 @@ void Capture::State::writerLoop() {
     std::lock_guard lock(mutex);
     stats.encodeThreads = threads;
     encodeThreadCount = threads;
-    if (threads > 1) gatherPool = std::make_unique<WorkerPool>(threads);
     for (uint32_t i = 0; i < threads; ++i) {
       encodeThreads.emplace_back([this] {
         detail::markCaptureThread();

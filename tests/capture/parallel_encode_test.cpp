@@ -8,15 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <thread>
 
 #include "reel/capture/capture.h"
 #include "reel/runtime/null_device.h"
-#include "reel/runtime/worker_pool.h"
 #include "reel/schema/compression.h"
-#include "reel/trace/frame_encoding.h"
 #include "reel/trace/reader.h"
 #include "scene.h"
 #include "witness.h"
@@ -258,64 +255,6 @@ TEST(ParallelEncode, MaxEncodeBytesBelowOneFrameTakesOneFrameAtATime) {
   EXPECT_EQ(captured.stats.peakFramesInFlight, 1u);
   EXPECT_GT(captured.stats.peakBytesInFlight, 0u);
   expectEveryFrameInOrderAsWitnessed(o.path, captured.frames);
-}
-
-// Reads each frame it sees twice, its buckets on one thread and on a pool of four, and encodes both.
-class TwoGathers final : public FrameObserver {
- public:
-  void onFrame(const FrameView& view) override {
-    std::vector<trace::BucketSource> buckets;
-    uint64_t streamBytes = 0;
-    for (size_t i = 0; i < view.buckets.size(); ++i) {
-      const FrameBucketView& b = view.buckets[i];
-      buckets.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
-      streamBytes += b.stream->packets.used() + b.stream->keys.used() * 2;
-    }
-    const trace::FrameSource source{view.frame, view.sortedOrderHash, view.requests, buckets};
-    largeEnough = streamBytes >= trace::FrameGatherer::kParallelBytes;
-    ok = serialGatherer.gather(source, serial) && wideGatherer.gather(source, wide, &pool);
-    const auto a = serialEncoder.encode(serial, nullptr, nullptr);
-    const auto b = wideEncoder.encode(wide, nullptr, nullptr);
-    same = std::equal(a.begin(), a.end(), b.begin(), b.end());
-    packets = wide.counts.packets;
-  }
-  WorkerPool pool{4};
-  trace::FrameGatherer serialGatherer, wideGatherer;
-  trace::GatheredFrame serial, wide;
-  trace::FrameEncoder serialEncoder, wideEncoder;
-  bool largeEnough = false, ok = false, same = false;
-  uint64_t packets = 0;
-};
-
-// A frame past FrameGatherer::kParallelBytes, recorded into several buckets with shared packets and
-// tags, reads into the same message on a pool as on one thread (each thread keeps its own shared-packet
-// and tag tables: with one table for all, bodies and tags of one bucket would land in another's).
-TEST(ParallelEncode, ALargeFramesBucketsReadOnSeveralThreadsEncodeToTheSameBytes) {
-  NullDevice device(false);
-  Renderer renderer(device);
-  std::vector<CommandBucket<uint32_t>*> buckets;
-  for (int b = 0; b < 6; ++b)
-    buckets.push_back(&renderer.createBucket<uint32_t>("bucket " + std::to_string(b)));
-  TwoGathers gathers;
-  const ObserverRegistration watching = renderer.addObserver(gathers);
-  for (size_t b = 0; b < buckets.size(); ++b) {
-    CommandBucket<uint32_t>& bucket = *buckets[b];
-    auto& header = bucket.createShared<cmd::BindPipeline>();
-    header.pipeline = PipelineHandle{static_cast<uint32_t>(b + 1)};
-    recordDraws(bucket, b, 200 + 40 * static_cast<uint32_t>(b));  // buckets of different sizes
-    for (uint32_t i = 0; i < 50; ++i) {
-      PacketHeader& ref = bucket.addShared(100000 + i, header);
-      auto& draw = bucket.append<cmd::Draw>(ref);
-      draw.vertexCount = i + static_cast<uint32_t>(b);
-      if (i % 7 == 0) REEL_TAG(bucket, &draw, "tagged draw");
-    }
-  }
-  renderer.kick();
-  renderer.flushAndWait();
-  ASSERT_TRUE(gathers.largeEnough) << "the frame must be large enough to be read on the pool";
-  ASSERT_TRUE(gathers.ok);
-  EXPECT_GT(gathers.packets, 6u * 250u);
-  EXPECT_TRUE(gathers.same) << "the pool's message differs from one thread's";
 }
 
 }  // namespace

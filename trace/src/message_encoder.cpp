@@ -1,7 +1,6 @@
 #include "message_encoder.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 
 #include "reel/runtime/commands.h"
@@ -175,7 +174,7 @@ uint64_t GatheredFrame::messageBytesBound() const {
   return bytes;
 }
 
-Result<void> FrameGatherer::gather(const FrameSource& source, GatheredFrame& out, WorkerPool* pool) {
+Result<void> FrameGatherer::gather(const FrameSource& source, GatheredFrame& out) {
   // A frame is one message: refuse one FlatBuffers cannot hold rather than let the builder overflow.
   uint64_t estimate = 0;
   for (const BucketSource& b : source.buckets)
@@ -193,24 +192,9 @@ Result<void> FrameGatherer::gather(const FrameSource& source, GatheredFrame& out
   out.gatheredBytes = 0;
   if (out.buckets.size() < source.buckets.size()) out.buckets.resize(source.buckets.size());
   out.bucketCount = source.buckets.size();
-  const uint32_t threads =
-      pool && source.buckets.size() > 1 && estimate >= kParallelBytes
-          ? static_cast<uint32_t>(std::min<size_t>(pool->threads(), source.buckets.size()))
-          : 1;
-  if (scratch_.size() < threads) scratch_.resize(threads);
-  if (threads == 1) {
-    for (size_t i = 0; i < source.buckets.size(); ++i) bucket(source.buckets[i], out.buckets[i], scratch_[0]);
-  } else {
-    // Buckets taken in order by whichever thread is free: their sizes differ (a frame's main bucket
-    // is often small beside its recording threads' buckets).
-    std::atomic<size_t> next{0};
-    pool->run(threads, [&](uint32_t t) {
-      for (size_t i = next.fetch_add(1); i < source.buckets.size(); i = next.fetch_add(1))
-        bucket(source.buckets[i], out.buckets[i], scratch_[t]);
-    });
-  }
   for (size_t i = 0; i < source.buckets.size(); ++i) {
-    const GatheredBucket& b = out.buckets[i];
+    GatheredBucket& b = out.buckets[i];
+    bucket(source.buckets[i], b);
     out.counts.packets += b.linkBody.size();
     out.counts.packetBytes += b.keys.size() * sizeof(uint64_t) + b.payload.size() + b.aux.size();
     out.gatheredBytes += b.keys.size() * sizeof(uint64_t) + b.payload.size() + b.aux.size() +
@@ -239,39 +223,38 @@ Result<void> FrameGatherer::gather(const FrameSource& source, GatheredFrame& out
   return {};
 }
 
-uint32_t FrameGatherer::string(GatheredBucket& out, std::string_view text, Scratch& scratch) {
-  auto [it, inserted] = scratch.messageString.try_emplace(text, static_cast<uint32_t>(out.strings.size()));
+uint32_t FrameGatherer::string(GatheredBucket& out, std::string_view text) {
+  auto [it, inserted] = messageString_.try_emplace(text, static_cast<uint32_t>(out.strings.size()));
   if (inserted) out.strings.emplace_back(text);
   return it->second;
 }
 
-uint32_t FrameGatherer::tag(GatheredBucket& out, const TagRecord& record, Scratch& scratch) {
+uint32_t FrameGatherer::tag(GatheredBucket& out, const TagRecord& record) {
   // File and function are the program's literals: the pointer identifies them, no hashing of text.
   auto literal = [&](const char* s) {
-    auto [it, inserted] = scratch.literalString.try_emplace(s, 0);
-    if (inserted) it->second = string(out, s ? std::string_view(s) : std::string_view(), scratch);
+    auto [it, inserted] = literalString_.try_emplace(s, 0);
+    if (inserted) it->second = string(out, s ? std::string_view(s) : std::string_view());
     return it->second;
   };
   const TagKey key{literal(record.file), literal(record.function), record.line,
-                   string(out, record.message(), scratch)};
-  auto [it, inserted] = scratch.tagIndex.try_emplace(key, static_cast<uint32_t>(out.tags.size() / 4));
+                   string(out, record.message())};
+  auto [it, inserted] = tagIndex_.try_emplace(key, static_cast<uint32_t>(out.tags.size() / 4));
   if (inserted) out.tags.insert(out.tags.end(), {key.file, key.function, key.line, key.message});
   return it->second;
 }
 
-uint32_t FrameGatherer::body(GatheredBucket& out, const BucketStream& stream, uint32_t packet,
-                             Scratch& scratch) {
+uint32_t FrameGatherer::body(GatheredBucket& out, const BucketStream& stream, uint32_t packet) {
   const PacketHeader& h = stream.header(packet);
   const uint32_t index = static_cast<uint32_t>(out.bodyType.size());
   out.bodyType.push_back(h.type);
   // Where the bytes are in the stream: they are copied once, straight into the grouped columns.
-  scratch.payloadOffset.push_back(packet + static_cast<uint32_t>(sizeof(PacketHeader)));
+  payloadOffset_.push_back(packet + static_cast<uint32_t>(sizeof(PacketHeader)));
   out.bodyAuxSize.push_back(h.auxSize);
-  scratch.auxOffset.push_back(h.auxOffset);
+  auxOffset_.push_back(h.auxOffset);
   return index;
 }
 
-void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c, Scratch& scratch) {
+void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   c.bucket = source.bucket;
   c.index = source.index;
   c.order = source.order;
@@ -286,12 +269,12 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c, Scratc
   c.bodyType.clear();
   c.tags.clear();
   c.strings.clear();
-  scratch.payloadOffset.clear();
-  scratch.auxOffset.clear();
-  scratch.sharedBody.clear();
-  scratch.literalString.clear();
-  scratch.messageString.clear();
-  scratch.tagIndex.clear();
+  payloadOffset_.clear();
+  auxOffset_.clear();
+  sharedBody_.clear();
+  literalString_.clear();
+  messageString_.clear();
+  tagIndex_.clear();
   const BucketStream& stream = *source.stream;
   bool anyTag = false;
   // Keys in the order the render thread merges them: block by block, each block front to back.
@@ -308,18 +291,18 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c, Scratc
         if (h.flags & PacketHeader::kSharedRef) {
           uint32_t shared;
           std::memcpy(&shared, stream.payload(offset), sizeof shared);
-          auto [it, inserted] = scratch.sharedBody.try_emplace(shared, 0);
+          auto [it, inserted] = sharedBody_.try_emplace(shared, 0);
           if (inserted) {
-            it->second = body(c, stream, shared, scratch);
+            it->second = body(c, stream, shared);
             c.sharedBodies.push_back(it->second);
           }
           linkBody = it->second;
         } else {
-          linkBody = body(c, stream, offset, scratch);
+          linkBody = body(c, stream, offset);
         }
         c.linkBody.push_back(linkBody);
         const TagRecord* tagRecord = ::reel::detail::tagOf(stream, h);
-        c.linkTag.push_back(tagRecord ? tag(c, *tagRecord, scratch) + 1 : 0);
+        c.linkTag.push_back(tagRecord ? tag(c, *tagRecord) + 1 : 0);
         anyTag |= tagRecord != nullptr;
         offset = h.next;
       }
@@ -350,12 +333,12 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c, Scratc
   c.payload.resize(c.payloadGroups.totalBytes());
   for (size_t i = 0; i < c.bodyType.size(); ++i) {
     const uint32_t size = commandInfo(static_cast<CommandType>(c.bodyType[i])).size;
-    std::memcpy(c.payload.data() + c.payloadGroups.elementOffset(i), base + scratch.payloadOffset[i], size);
+    std::memcpy(c.payload.data() + c.payloadGroups.elementOffset(i), base + payloadOffset_[i], size);
   }
   c.aux.resize(c.auxGroups.totalBytes());
   for (size_t i = 0; i < c.bodyType.size(); ++i) {
     if (c.bodyAuxSize[i] == 0) continue;
-    std::memcpy(c.aux.data() + c.auxGroups.elementOffset(i), base + scratch.auxOffset[i], c.bodyAuxSize[i]);
+    std::memcpy(c.aux.data() + c.auxGroups.elementOffset(i), base + auxOffset_[i], c.bodyAuxSize[i]);
   }
 }
 

@@ -24,7 +24,6 @@
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/result.h"
 #include "reel/runtime/tags.h"
-#include "reel/runtime/worker_pool.h"
 #include "reel/schema/shuffle.h"
 #include "reel/trace/writer.h"
 
@@ -74,19 +73,16 @@ struct GatheredFrame {
 
 // Reads a frame's streams (held by the caller, FrameLease) into `out`, reusing its buffers. Fails for a
 // frame too large for one message.
-//
-// Buckets are independent: with a pool, a large frame's buckets are read by the pool's threads at once
-// (an app that records from N threads has N buckets), which shortens the time the frame is leased; the
-// columns are the same bytes whichever thread read them.
 class FrameGatherer {
  public:
-  // A frame this large or larger (its streams' bytes) is read on `pool` when one is given: below it,
-  // waking the pool costs more than the reading.
-  static constexpr uint64_t kParallelBytes = 1u << 20;
-
-  Result<void> gather(const FrameSource& source, GatheredFrame& out, WorkerPool* pool = nullptr);
+  Result<void> gather(const FrameSource& source, GatheredFrame& out);
 
  private:
+  void bucket(const BucketSource& source, GatheredBucket& out);
+  uint32_t body(GatheredBucket& out, const BucketStream& stream, uint32_t packet);
+  uint32_t tag(GatheredBucket& out, const TagRecord& record);
+  uint32_t string(GatheredBucket& out, std::string_view text);
+
   struct TagKey {
     uint32_t file, function, line, message;
     bool operator==(const TagKey&) const = default;
@@ -94,21 +90,11 @@ class FrameGatherer {
   struct TagKeyHash {
     size_t operator()(const TagKey& k) const;
   };
-  // What reading one bucket needs besides the bucket: one per thread that reads buckets.
-  struct Scratch {
-    std::vector<uint32_t> payloadOffset, auxOffset;           // per body: where its bytes are in the arena
-    std::unordered_map<uint32_t, uint32_t> sharedBody;        // stream offset of a shared packet -> body
-    std::unordered_map<const char*, uint32_t> literalString;  // __FILE__ / __func__ pointer -> string
-    std::unordered_map<std::string_view, uint32_t> messageString;  // views into the stream being read
-    std::unordered_map<TagKey, uint32_t, TagKeyHash> tagIndex;
-  };
-
-  static void bucket(const BucketSource& source, GatheredBucket& out, Scratch& scratch);
-  static uint32_t body(GatheredBucket& out, const BucketStream& stream, uint32_t packet, Scratch& scratch);
-  static uint32_t tag(GatheredBucket& out, const TagRecord& record, Scratch& scratch);
-  static uint32_t string(GatheredBucket& out, std::string_view text, Scratch& scratch);
-
-  std::vector<Scratch> scratch_;  // [0] for this thread, [t] for the pool's thread t
+  std::vector<uint32_t> payloadOffset_, auxOffset_;          // per body: where its bytes are in the arena
+  std::unordered_map<uint32_t, uint32_t> sharedBody_;        // stream offset of a shared packet -> body
+  std::unordered_map<const char*, uint32_t> literalString_;  // __FILE__ / __func__ pointer -> string
+  std::unordered_map<std::string_view, uint32_t> messageString_;  // views into the stream being read
+  std::unordered_map<TagKey, uint32_t, TagKeyHash> tagIndex_;
 };
 
 // Each bucket's `retained` (its stream's epoch unchanged since the last frame that had the bucket);
