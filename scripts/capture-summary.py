@@ -36,8 +36,8 @@ def median_frame_ms(text):
 
 
 def waits(text):
-    m = re.search(r"render thread waited (\d+) times \(([\d.]+) ms\)", text)
-    return (int(m.group(1)), float(m.group(2))) if m else None
+    m = re.search(r"render thread waited (\d+) times \(([\d.]+) ms(?:, frames (\d+-\d+))?\)", text)
+    return (int(m.group(1)), float(m.group(2)), m.group(3)) if m else None
 
 
 def med(values):
@@ -67,7 +67,8 @@ for scene in ["cubes", "stress"]:
         runs = [read(f"{out}/onoff_{scene}_{mode}_{r}.txt") for r in (1, 2, 3)]
         row[mode] = med([ms_per_frame(t) for t in runs])
         ws = [waits(t) for t in runs if waits(t)]
-        w[mode] = f"{ws[len(ws) // 2][0]} ({ws[len(ws) // 2][1]:.1f} ms)" if ws else "n/a"
+        mid = ws[len(ws) // 2] if ws else None
+        w[mode] = (f"{mid[0]} ({mid[1]:.1f} ms" + (f", frames {mid[2]})" if mid[2] else ")")) if mid else "n/a"
         if mode == "reel":
             threads = med([encode_threads(t) for t in runs])
     off = row["off"]

@@ -406,6 +406,8 @@ void Capture::onFrame(const FrameView& view) {
     // Counted as it starts: stats() shows a wait in progress.
     const auto began = std::chrono::steady_clock::now();
     ++s.stats.renderWaits;
+    s.stats.firstWaitFrame = std::min(s.stats.firstWaitFrame, view.frame);
+    s.stats.lastWaitFrame = std::max(s.stats.lastWaitFrame, view.frame);
     s.spaceFreed.wait(lock, [&] { return !s.full() || s.closed.load(); });
     s.stats.renderWaitNs += nanosecondsSince(began);
   }
@@ -761,6 +763,12 @@ std::string Capture::State::summary() const {
   const double ratio = stats.fileBytes ? double(stats.messageBytes) / double(stats.fileBytes) : 0.0;
   char threads[32] = "the writer thread";
   if (stats.encodeThreads > 0) std::snprintf(threads, sizeof threads, "%u threads", stats.encodeThreads);
+  char waitFrames[64] = "";
+  if (stats.renderWaits > 0) {
+    std::snprintf(waitFrames, sizeof waitFrames, ", frames %llu-%llu",
+                  static_cast<unsigned long long>(stats.firstWaitFrame),
+                  static_cast<unsigned long long>(stats.lastWaitFrame));
+  }
   if (!stats.error.empty()) {
     std::snprintf(line, sizeof line, "reel capture: %s: failed after %llu frames: %s", options.path.c_str(),
                   static_cast<unsigned long long>(stats.framesWritten), stats.error.c_str());
@@ -768,14 +776,14 @@ std::string Capture::State::summary() const {
     std::snprintf(
         line, sizeof line,
         "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
-        "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms), %llu frames dropped, "
+        "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms%s), %llu frames dropped, "
         "encoded on %s (%.2f ms CPU a frame) [%s]",
         frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
         double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
         static_cast<unsigned long long>(stats.resources), static_cast<unsigned long long>(stats.keyFrames),
         double(stats.keyFrameNs) / 1e6, static_cast<unsigned long long>(stats.renderWaits),
-        double(stats.renderWaitNs) / 1e6, static_cast<unsigned long long>(stats.framesDropped), threads,
-        stats.framesWritten ? double(stats.encodeCpuNs) / 1e6 / double(stats.framesWritten) : 0.0,
+        double(stats.renderWaitNs) / 1e6, waitFrames, static_cast<unsigned long long>(stats.framesDropped),
+        threads, stats.framesWritten ? double(stats.encodeCpuNs) / 1e6 / double(stats.framesWritten) : 0.0,
         endReason.c_str());
   }
   return line;

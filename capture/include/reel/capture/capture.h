@@ -135,6 +135,9 @@ struct CaptureStats {
   uint64_t framesWritten = 0;
   uint64_t renderWaits = 0;  // onFrame calls that waited for the writer
   uint64_t renderWaitNs = 0;
+  // The first and last frame whose onFrame waited (firstWaitFrame UINT64_MAX: none): whether the waits
+  // are the capture's start or its steady state.
+  uint64_t firstWaitFrame = UINT64_MAX, lastWaitFrame = 0;
   uint64_t framesDropped = 0;  // WhenBehind::DropFrames: frames written without their buckets
   uint64_t framesOnDisk = 0;   // frames in chunks written whole: what a SIGKILL now would keep
   uint64_t compressWaits = 0;  // chunk closes that waited for maxPendingBytes (the writer thread)
