@@ -56,8 +56,9 @@ class ViewerScreenshot : public ::testing::Test {
     const std::string png = (dir_ / ("shot" + std::to_string(shots_) + ".png")).string();
     const std::string info = (dir_ / ("shot" + std::to_string(shots_) + ".json")).string();
     ++shots_;
-    s.run = runCommand(xvfb_ + " -a -s '-screen 0 1600x1200x24' " + program + " '" + trace + "' " + args +
-                       " --screenshot " + png + " --screenshot-info " + info + " --screenshot-timeout 100");
+    s.run = runUnderXvfb(xvfb_, "-a -s '-screen 0 1600x1200x24' " + program + " '" + trace + "' " + args +
+                                    " --screenshot " + png + " --screenshot-info " + info +
+                                    " --screenshot-timeout 100");
     auto read = image::readPng(png);
     if (read) s.png = std::move(read.value());
     s.info = readText(info);

@@ -136,10 +136,10 @@ TEST_P(ViewerTraces, ImagePanelEqualsReelReplayStopAt) {
   const uint64_t select = frame.value()->table.size() * 2 / 3;
 
   const std::string png = (dir / "shot.png").string(), info = (dir / "shot.json").string();
-  const CommandResult run =
-      runCommand(xvfb + " -a -s '-screen 0 1600x1200x24' " + REEL_VIEWER_PATH + " " + path + " --frame " +
-                 std::to_string(number) + " --sorted --select " + std::to_string(select) + " --screenshot " +
-                 png + " --screenshot-info " + info + " --screenshot-timeout 100");
+  const CommandResult run = runUnderXvfb(
+      xvfb, "-a -s '-screen 0 1600x1200x24' " + std::string(REEL_VIEWER_PATH) + " " + path + " --frame " +
+                std::to_string(number) + " --sorted --select " + std::to_string(select) + " --screenshot " +
+                png + " --screenshot-info " + info + " --screenshot-timeout 100");
   ASSERT_EQ(run.exitCode, 0) << run.output;
   auto shot = image::readPng(png);
   ASSERT_TRUE(shot) << shot.error().message;

@@ -157,6 +157,14 @@ std::string findXvfbRun() {
   return path + " -n " + std::to_string(100 + getpid() % 800);
 }
 
+CommandResult runUnderXvfb(const std::string& xvfb, const std::string& arguments) {
+  CommandResult r = runCommand(xvfb + " " + arguments);
+  if (r.exitCode == 5 &&
+      r.output.find("xvfb-run: error: problem while cleaning up temporary directory") != std::string::npos)
+    r = runCommand(xvfb + " " + arguments);
+  return r;
+}
+
 namespace {
 // The text right after "key": (whitespace skipped), or npos.
 size_t valueAt(const std::string& json, const std::string& key) {

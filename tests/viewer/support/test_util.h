@@ -55,6 +55,10 @@ struct CommandResult {
 CommandResult runCommand(const std::string& commandLine);
 // The path of xvfb-run, or empty when it is not installed.
 std::string findXvfbRun();
+// `xvfb` (findXvfbRun) followed by `arguments`, run as runCommand runs it, again once where xvfb-run
+// itself failed after the command: it exits 5 when it cannot remove its temporary folder (seen once under
+// load on the 2-core VM), and the command's own exit status is lost then.
+CommandResult runUnderXvfb(const std::string& xvfb, const std::string& arguments);
 
 // Minimal reading of the flat JSON reel-viewer writes: a number, a string or an object's text by key.
 std::optional<long long> jsonNumber(const std::string& json, const std::string& key);
