@@ -173,6 +173,18 @@ PipelineDesc Assets::spriteDesc(BlendMode blend, bool depthTest, Format colorFor
   return d;
 }
 
+PipelineDesc Assets::fullscreenDesc(ShaderHandle fragment, Format colorFormat, Format depthFormat,
+                                    uint32_t pushConstantBytes) const {
+  PipelineDesc d{};
+  d.vertexShader = shaders.fullscreenVert;
+  d.fragmentShader = fragment;
+  d.colorCount = 1;
+  d.colorFormats[0] = colorFormat;
+  d.depthFormat = depthFormat;
+  d.pushConstantBytes = pushConstantBytes;
+  return d;
+}
+
 PipelineDesc Assets::meshDesc(bool toon, Format colorFormat, Format depthFormat) const {
   PipelineDesc d{};
   d.vertexShader = shaders.meshVert;

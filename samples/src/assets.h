@@ -38,6 +38,9 @@ class Assets {
   // A sprite pipeline for a target of `colorFormat` + `depthFormat` (Undefined: none).
   PipelineDesc spriteDesc(BlendMode blend, bool depthTest, Format colorFormat, Format depthFormat) const;
   PipelineDesc meshDesc(bool toon, Format colorFormat, Format depthFormat) const;
+  // A full-screen pass's pipeline (fullscreen.vert, no vertices, no depth test) with `fragment`.
+  PipelineDesc fullscreenDesc(ShaderHandle fragment, Format colorFormat, Format depthFormat,
+                              uint32_t pushConstantBytes) const;
   // Sprite pipelines for the frame image, one per blend mode, depth test off.
   PipelineHandle sprite[5];
 

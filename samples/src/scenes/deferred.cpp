@@ -93,19 +93,6 @@ Mat4 scaled(float x, float y, float z) {
   return m;
 }
 
-// A full-screen pass's pipeline: no vertices, no depth.
-PipelineDesc fullscreenDesc(const Assets& assets, ShaderHandle fragment, Format color, Format depth,
-                            uint32_t pushBytes) {
-  PipelineDesc d{};
-  d.vertexShader = assets.shaders.fullscreenVert;
-  d.fragmentShader = fragment;
-  d.colorCount = 1;
-  d.colorFormats[0] = color;
-  d.depthFormat = depth;
-  d.pushConstantBytes = pushBytes;
-  return d;
-}
-
 class Deferred final : public Scene {
  public:
   void create(const SceneSetup& setup, const View& view) override {
@@ -185,13 +172,13 @@ class Deferred final : public Scene {
     light.computeShader = shaders_.light;
     light.pushConstantBytes = sizeof(LightPush);
     lightPipeline_ = r.createPipeline(light);
-    brightPipeline_ = r.createPipeline(fullscreenDesc(*assets_, shaders_.bright, Format::RGBA16Float,
-                                                      Format::Undefined, sizeof(BrightPush)));
+    brightPipeline_ = r.createPipeline(
+        assets_->fullscreenDesc(shaders_.bright, Format::RGBA16Float, Format::Undefined, sizeof(BrightPush)));
     blurPipeline_ =
-        r.createPipeline(fullscreenDesc(*assets_, shaders_.blur, Format::RGBA16Float, Format::Undefined, 0));
+        r.createPipeline(assets_->fullscreenDesc(shaders_.blur, Format::RGBA16Float, Format::Undefined, 0));
     // The frame's pass has a depth attachment; the composite ignores it.
     compositePipeline_ = r.createPipeline(
-        fullscreenDesc(*assets_, shaders_.composite, kColorFormat, kDepthFormat, sizeof(CompositePush)));
+        assets_->fullscreenDesc(shaders_.composite, kColorFormat, kDepthFormat, sizeof(CompositePush)));
 
     camera_ = createUniformBuffer(r, sizeof(CameraUniforms));
     lighting_ = createUniformBuffer(r, sizeof(LightingUniforms));

@@ -43,14 +43,9 @@ class Post final : public Scene {
     target.depth = depth_;
     target_ = r.createRenderTarget(target);
     cubes_ = r.createPipeline(setup.assets.meshDesc(false, kColorFormat, kDepthFormat));
-    PipelineDesc post{};
-    post.vertexShader = setup.assets.shaders.fullscreenVert;
-    post.fragmentShader = setup.assets.shaders.postFrag;
-    post.colorCount = 1;
-    post.colorFormats[0] = kColorFormat;
-    post.depthFormat = kDepthFormat;  // the frame's pass has a depth attachment; this pass ignores it
-    post.pushConstantBytes = 16;
-    post_ = r.createPipeline(post);
+    // The frame's pass has a depth attachment; this pass ignores it.
+    post_ = r.createPipeline(
+        setup.assets.fullscreenDesc(setup.assets.shaders.postFrag, kColorFormat, kDepthFormat, 16));
     camera_ = createUniformBuffer(r, sizeof(CameraUniforms));
   }
 
