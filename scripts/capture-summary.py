@@ -98,30 +98,11 @@ if any(v["off"] is not None for v in steady.values()):
             return "n/a" if v is None or not off else f"{v:.4f} ({(v / off - 1) * 100:+.1f}%)"
         print(f"| {scene} | {fmt(off, 4)} | {rel(row['reel'])} | {rel(row['reel1'])} | {rel(row['before'])} | {rel(row['gfxr'])} |")
 
-breakdowns = sorted(glob.glob(f"{out}/breakdown_*.jsonl"))
-if breakdowns:
-    print("\n## Where the capture's time goes, per frame (reel_writer_bench breakdown; thread CPU, medians of 3)\n")
-    print("The writer's stages on one thread: gathering a frame's columns out of its leased streams, encoding its"
-          " message, appending it to the open chunk, compressing the chunks.\n")
-    print("| trace | raw MB/frame | gather ms | encode ms | append ms | compress ms (1 thread) |")
-    print("|---|---|---|---|---|---|")
-    captures = []
-    for path in breakdowns:
-        name = os.path.basename(path)[len("breakdown_"):-len(".jsonl")]
-        for line in read(path).splitlines():
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue
-            if r.get("bench") == "breakdown_stages":
-                print(f"| {name} | {r['packet_MB_per_frame']:.3f} | {r['gather_ms']:.3f} | {r['encode_ms']:.3f} | {r['append_ms']:.3f} | {r['compress_ms_one_thread']:.3f} |")
-            elif r.get("bench") == "breakdown_capture":
-                captures.append((name, r))
-    print("\nThe capture, frames replayed on the null device as fast as it takes them:\n")
-    print("| trace | encode threads | render thread in the capture's calls (us CPU) | render waits (median run) | wait ms/frame | writer thread ms CPU/frame | encode threads ms CPU/frame | frames/s |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name, r in captures:
-        print(f"| {name} | {r['encode_threads']} | {r['observer_cpu_us']:.1f} | {r['render_waits']} | {r['render_wait_ms_per_frame']:.3f} | {r['writer_thread_cpu_ms']:.3f} | {r['encode_cpu_ms']:.3f} | {r['frames_per_s']:.1f} |")
+# The breakdown's tables (reel_writer_bench breakdown), as scripts/encode-breakdown.sh writes them.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from breakdown_summary import print_breakdown  # noqa: E402
+
+print_breakdown(out)
 
 print("\n## Trace size per sample scene (one run each)\n")
 print("Bytes per draw of the frames: (file of the N-frame capture - file of a 1-frame capture) / draws of N-1 frames;"

@@ -19,24 +19,5 @@ mkdir -p "$out"
 source "$(dirname "$0")/bench-traces.sh"
 breakdown() { "$bin/reel_writer_bench" breakdown "$2" > "$out/breakdown_$1.jsonl"; }
 for_each_bench_trace "$bin" "$out" "$quick" breakdown
-python3 - "$out" > "$out/breakdown.md" <<'PY'
-import json, sys
-out = sys.argv[1]
-print("## Where a capture's time goes, per frame (thread CPU; medians of 3; the trace replayed on the null device)\n")
-print("| scene | raw MB/frame | gather ms | encode ms | append ms | compress ms (1 thread) |")
-print("|---|---|---|---|---|---|")
-captures = []
-for scene in ["cubes", "stress"]:
-    for line in open(f"{out}/breakdown_{scene}.jsonl"):
-        r = json.loads(line)
-        if r["bench"] == "breakdown_stages":
-            print(f"| {scene} | {r['packet_MB_per_frame']:.3f} | {r['gather_ms']:.3f} | {r['encode_ms']:.3f} | {r['append_ms']:.3f} | {r['compress_ms_one_thread']:.3f} |")
-        else:
-            captures.append((scene, r))
-print("\n## The capture, frames replayed as fast as the null device takes them (medians of 3)\n")
-print("| scene | encode threads | render thread in the capture's calls (us CPU) | render waits (median run) | wait ms/frame | writer thread ms CPU/frame | encode threads ms CPU/frame | frames/s |")
-print("|---|---|---|---|---|---|---|---|")
-for scene, r in captures:
-    print(f"| {scene} | {r['encode_threads']} | {r['observer_cpu_us']:.1f} | {r['render_waits']} | {r['render_wait_ms_per_frame']:.3f} | {r['writer_thread_cpu_ms']:.3f} | {r['encode_cpu_ms']:.3f} | {r['frames_per_s']:.1f} |")
-PY
+python3 "$(dirname "$0")/breakdown_summary.py" "$out" > "$out/breakdown.md"
 cat "$out/breakdown.md"
