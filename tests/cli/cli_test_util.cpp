@@ -45,24 +45,10 @@ RunResult runReelWith(const std::string& prefix, const std::string& args) {
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     result.out = slurp(outPath);
     result.err = slurp(errPath);
-    // xvfb-run (a prefix) exits 5 when it cannot remove its temporary folder after reel ran (seen once
-    // under load on the 2-core VM): reel's own exit status is lost then, so it runs again, once.
-    if (result.exitCode != 5 ||
-        result.err.find("xvfb-run: error: problem while cleaning up temporary directory") ==
-            std::string::npos)
-      break;
+    // A prefix of xvfb-run that failed after reel ran lost reel's own exit status: run again, once.
+    if (!xvfbRunFailedAfterTheCommand(result.exitCode, result.err)) break;
   }
   return result;
-}
-
-std::string findXvfbRun() {
-  for (const char* path : {"/usr/bin/xvfb-run", "/usr/local/bin/xvfb-run"}) {
-    // Where `-a` starts looking for a free display: a number of this process's own, so that test
-    // processes that ctest runs at once do not race for the same display.
-    if (std::filesystem::exists(path))
-      return std::string(path) + " -n " + std::to_string(100 + getpid() % 800);
-  }
-  return "";
 }
 
 }  // namespace reel::test

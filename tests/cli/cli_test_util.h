@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <string>
 
+#include "xvfb.h"  // findXvfbRun, for the tests that open a window
+
 namespace reel::test {
 
 struct RunResult {
@@ -16,9 +18,6 @@ struct RunResult {
 RunResult runReel(const std::string& args);
 // The same behind `prefix`, a command that runs reel: "xvfb-run -a", "env -u DISPLAY".
 RunResult runReelWith(const std::string& prefix, const std::string& args);
-
-// The path of xvfb-run, or "" when it is not installed.
-std::string findXvfbRun();
 
 // A fresh folder under the temporary directory, named after the running test.
 std::filesystem::path testFolder();

@@ -146,22 +146,9 @@ CommandResult runCommand(const std::string& commandLine) {
   return result;
 }
 
-std::string findXvfbRun() {
-  const CommandResult r = runCommand("command -v xvfb-run");
-  if (r.exitCode != 0) return {};
-  std::string path = r.output;
-  while (!path.empty() && (path.back() == '\n' || path.back() == '\r')) path.pop_back();
-  // Where `-a` starts looking for a free display: a number of this process's own, so that test processes
-  // that ctest runs at once do not race for the same display (xvfb-run -a checks, then starts; two
-  // processes starting from 99 both saw it free now and then and one failed).
-  return path + " -n " + std::to_string(100 + getpid() % 800);
-}
-
 CommandResult runUnderXvfb(const std::string& xvfb, const std::string& arguments) {
   CommandResult r = runCommand(xvfb + " " + arguments);
-  if (r.exitCode == 5 &&
-      r.output.find("xvfb-run: error: problem while cleaning up temporary directory") != std::string::npos)
-    r = runCommand(xvfb + " " + arguments);
+  if (test::xvfbRunFailedAfterTheCommand(r.exitCode, r.output)) r = runCommand(xvfb + " " + arguments);
   return r;
 }
 

@@ -15,6 +15,7 @@
 #include "reel/runtime/device.h"
 #include "reel/runtime/enums.h"
 #include "reel/runtime/result.h"
+#include "xvfb.h"
 
 namespace reel::viewer::testing {
 
@@ -53,11 +54,9 @@ struct CommandResult {
 };
 // Runs a shell command line, capturing what it prints.
 CommandResult runCommand(const std::string& commandLine);
-// The path of xvfb-run, or empty when it is not installed.
-std::string findXvfbRun();
-// `xvfb` (findXvfbRun) followed by `arguments`, run as runCommand runs it, again once where xvfb-run
-// itself failed after the command: it exits 5 when it cannot remove its temporary folder (seen once under
-// load on the 2-core VM), and the command's own exit status is lost then.
+using test::findXvfbRun;
+// `xvfb` (findXvfbRun) followed by `arguments`, run as runCommand runs it, and again once where xvfb-run
+// itself failed after the command (test::xvfbRunFailedAfterTheCommand).
 CommandResult runUnderXvfb(const std::string& xvfb, const std::string& arguments);
 
 // Minimal reading of the flat JSON reel-viewer writes: a number, a string or an object's text by key.
