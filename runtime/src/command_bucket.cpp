@@ -13,11 +13,13 @@ namespace {
 // Stream epochs and bucket ids come from one process-wide sequence, so that no two streams ever share
 // an epoch: a thread cursor left over from another bucket or an earlier frame can never match.
 std::atomic<uint64_t> gNextEpoch{1};
-uint64_t nextEpoch() { return gNextEpoch.fetch_add(1, std::memory_order_relaxed); }
+uint64_t nextEpoch() {
+  return gNextEpoch.fetch_add(1, std::memory_order_relaxed);
+}
 
 [[noreturn]] void outOfSpace(const std::string& bucket, const char* what) {
-  std::fprintf(stderr, "reel: command bucket '%s' is out of %s for this frame (raise BucketConfig)\n", bucket.c_str(),
-               what);
+  std::fprintf(stderr, "reel: command bucket '%s' is out of %s for this frame (raise BucketConfig)\n",
+               bucket.c_str(), what);
   std::abort();
 }
 
@@ -26,8 +28,7 @@ uint64_t nextEpoch() { return gNextEpoch.fetch_add(1, std::memory_order_relaxed)
 thread_local CommandBucketBase::ThreadCursor CommandBucketBase::threadCursors_[kCursorSlots];
 
 BucketStream::BucketStream(const BucketConfig& config)
-    : packets(config.packetBytes),
-      keys(uint64_t{config.maxKeys} * sizeof(KeyEntry)) {}
+    : packets(config.packetBytes), keys(uint64_t{config.maxKeys} * sizeof(KeyEntry)) {}
 
 size_t BucketStream::keyCount() const {
   size_t n = 0;
@@ -37,7 +38,8 @@ size_t BucketStream::keyCount() const {
 
 CommandBucketBase::CommandBucketBase(std::string name, const char* keyTypeName, const BucketConfig& config)
     : name_(std::move(name)), keyTypeName_(keyTypeName), config_(config), id_(nextEpoch()) {
-  REEL_ASSERT(config.maxKeys % BucketStream::kKeyBlockEntries == 0, "maxKeys must be a multiple of BucketStream::kKeyBlockEntries");
+  REEL_ASSERT(config.maxKeys % BucketStream::kKeyBlockEntries == 0,
+              "maxKeys must be a multiple of BucketStream::kKeyBlockEntries");
   current_ = &acquireFreeStream();
   resetStream(*current_);
 }
@@ -118,25 +120,30 @@ void CommandBucketBase::linkAfter(PacketHeader& previous, uint32_t offset) {
 }
 
 namespace {
-void fillPacket(std::byte* base, uint32_t offset, std::span<const std::byte> payload, std::span<const std::byte> aux) {
+void fillPacket(std::byte* base, uint32_t offset, std::span<const std::byte> payload,
+                std::span<const std::byte> aux) {
   const PacketHeader& h = *reinterpret_cast<const PacketHeader*>(base + offset);
   std::memcpy(base + offset + sizeof(PacketHeader), payload.data(), payload.size());
   if (!aux.empty()) std::memcpy(base + h.auxOffset, aux.data(), aux.size());
 }
 }  // namespace
 
-PacketHeader& CommandBucketBase::addBytes(uint64_t keyBits, CommandType type, std::span<const std::byte> payload,
-                                          std::span<const std::byte> aux) {
-  REEL_ASSERT(type < CommandType::Count && payload.size() == commandInfo(type).size, "addBytes: wrong payload size");
-  const uint32_t offset =
-      addPacket(keyBits, static_cast<uint32_t>(payload.size()), static_cast<uint32_t>(aux.size()), type);
+PacketHeader& CommandBucketBase::addBytes(uint64_t keyBits, CommandType type,
+                                          std::span<const std::byte> payload, std::span<const std::byte> aux,
+                                          PassId pass) {
+  REEL_ASSERT(type < CommandType::Count && payload.size() == commandInfo(type).size,
+              "addBytes: wrong payload size");
+  const uint32_t offset = addPacket(keyBits, pass, static_cast<uint32_t>(payload.size()),
+                                    static_cast<uint32_t>(aux.size()), type);
   fillPacket(current_->packets.base(), offset, payload, aux);
   return *current_->packets.at<PacketHeader>(offset);
 }
 
 PacketHeader& CommandBucketBase::appendBytes(PacketHeader& previous, CommandType type,
-                                             std::span<const std::byte> payload, std::span<const std::byte> aux) {
-  REEL_ASSERT(type < CommandType::Count && payload.size() == commandInfo(type).size, "appendBytes: wrong payload size");
+                                             std::span<const std::byte> payload,
+                                             std::span<const std::byte> aux) {
+  REEL_ASSERT(type < CommandType::Count && payload.size() == commandInfo(type).size,
+              "appendBytes: wrong payload size");
   const uint32_t offset =
       allocatePacket(static_cast<uint32_t>(payload.size()), static_cast<uint32_t>(aux.size()), type);
   fillPacket(current_->packets.base(), offset, payload, aux);
@@ -154,7 +161,7 @@ PacketHeader& CommandBucketBase::createSharedBytes(CommandType type, std::span<c
   return *current_->packets.at<PacketHeader>(offset);
 }
 
-PacketHeader& CommandBucketBase::addSharedBytes(uint64_t keyBits, const PacketHeader& shared) {
+PacketHeader& CommandBucketBase::addSharedBytes(uint64_t keyBits, const PacketHeader& shared, PassId pass) {
   const uint32_t sharedOffset =
       static_cast<uint32_t>(reinterpret_cast<const std::byte*>(&shared) - current_->packets.base());
   ThreadCursor& cursor = cursorFor();
@@ -162,7 +169,7 @@ PacketHeader& CommandBucketBase::addSharedBytes(uint64_t keyBits, const PacketHe
   PacketHeader& h = *current_->packets.at<PacketHeader>(ref);
   h.flags = PacketHeader::kSharedRef;
   std::memcpy(current_->packets.base() + ref + sizeof(PacketHeader), &sharedOffset, sizeof(sharedOffset));
-  pushKey(cursor, keyBits, ref);
+  pushKey(cursor, keyBits, pass, ref);
   return h;
 }
 

@@ -75,9 +75,10 @@ std::optional<RenderTargetHandle> passTargetOf(CommandType type, std::span<const
 }
 
 const char* commandCategoryName(CommandCategory category) {
-  static constexpr const char* kNames[] = {"create",   "destroy",      "write",     "begin pass",
-                                           "end pass", "state",        "draw",      "dispatch",
-                                           "transfer", "begin marker", "end marker"};
+  static constexpr const char* kNames[] = {"create",     "destroy",  "write",        "declare pass",
+                                           "begin pass", "end pass", "state",        "draw",
+                                           "dispatch",   "transfer", "begin marker", "end marker"};
+  static_assert(std::size(kNames) == static_cast<size_t>(CommandCategory::EndMarker) + 1);
   const auto i = static_cast<size_t>(category);
   return i < std::size(kNames) ? kNames[i] : "unknown";
 }

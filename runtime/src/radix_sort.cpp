@@ -18,7 +18,8 @@ constexpr int kDigitBits = 11;
 constexpr int kMaxDigits = (64 + kDigitBits - 1) / kDigitBits;
 constexpr uint32_t kBuckets = 1u << kDigitBits;
 constexpr uint64_t kDigitMask = kBuckets - 1;
-constexpr uint32_t kMajorBuckets = 256;
+constexpr uint32_t kMajorBuckets = 256;  // the major is sorted a byte at a time
+constexpr int kMajorDigits = 3;          // 24 bits: bucket_order.h's sort prefix
 
 // Digits start at bits that vary between keys (`varying`); returns how many, their shifts in `shifts`.
 int placeDigits(uint64_t varying, int (&shifts)[kMaxDigits]) {
@@ -37,7 +38,7 @@ int placeDigits(uint64_t varying, int (&shifts)[kMaxDigits]) {
 }  // namespace
 
 int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
-              std::span<const uint8_t> majorBySequence) {
+              std::span<const uint32_t> majorBySequence) {
   const size_t n = entries.size();
   if (n < 2) return 0;
   scratch.resize(n);
@@ -75,27 +76,28 @@ int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
     }
     std::swap(from, to);
   }
-  if (!majorBySequence.empty()) {
-    // The most significant digit comes last (LSD): a stable pass by the major byte keeps key order
-    // within each major value.
+  // The major's digits come last (LSD), least significant byte first: each stable pass keeps the order
+  // of the passes before it within its digit's values.
+  for (int m = 0; m < kMajorDigits && !majorBySequence.empty(); ++m) {
+    const int shift = 8 * m;
+    auto digitOf = [&](const SortEntry& e) { return (majorBySequence[e.sequence] >> shift) & 0xff; };
     uint32_t counts[kMajorBuckets] = {};
-    for (size_t i = 0; i < n; ++i) ++counts[majorBySequence[from[i].sequence]];
-    if (*std::max_element(std::begin(counts), std::end(counts)) != n) {
-      uint32_t sum = 0;
-      for (uint32_t& c : counts) sum += std::exchange(c, sum);
-      for (size_t i = 0; i < n; ++i) {
-        const SortEntry e = from[i];
-        to[counts[majorBySequence[e.sequence]]++] = e;
-      }
-      std::swap(from, to);
-      ++digits;
+    for (size_t i = 0; i < n; ++i) ++counts[digitOf(from[i])];
+    if (*std::max_element(std::begin(counts), std::end(counts)) == n) continue;
+    uint32_t sum = 0;
+    for (uint32_t& c : counts) sum += std::exchange(c, sum);
+    for (size_t i = 0; i < n; ++i) {
+      const SortEntry e = from[i];
+      to[counts[digitOf(e)]++] = e;
     }
+    std::swap(from, to);
+    ++digits;
   }
   if (from != entries.data()) std::memcpy(entries.data(), from, n * sizeof(SortEntry));
   return digits;
 }
 
-int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint8_t> majorBySequence) {
+int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> majorBySequence) {
   const size_t n = entries.size();
   const uint32_t threads =
       pool_ && n >= 2 && n >= parallelMinKeys_
@@ -168,9 +170,11 @@ int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint8_t> maj
       ran += pass(
           kBuckets, [shift](const SortEntry& e) { return uint32_t((e.key >> shift) & kDigitMask); }, false);
     }
-    if (!majorBySequence.empty()) {
+    for (int m = 0; m < kMajorDigits && !majorBySequence.empty(); ++m) {
+      const int shift = 8 * m;
       ran += pass(
-          kMajorBuckets, [&](const SortEntry& e) { return uint32_t{majorBySequence[e.sequence]}; }, true);
+          kMajorBuckets, [&](const SortEntry& e) { return (majorBySequence[e.sequence] >> shift) & 0xff; },
+          true);
     }
     if (from != entries.data()) std::memcpy(entries.data() + lo, from + lo, (hi - lo) * sizeof(SortEntry));
     if (t == 0) passes = ran;

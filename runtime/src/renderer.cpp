@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "declared_passes.h"
 #include "material_passes.h"
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/instance_merge.h"
@@ -173,6 +174,8 @@ Renderer::Renderer(Device& device, RendererConfig config, AbiStamp app)
     minJobKeys_ = minJobKeysFromEnvironment();
   }
   sorter_ = std::make_unique<RadixSorter>(pool_.get());
+  prefixes_ = std::make_unique<SortPrefixes>();
+  passes_ = std::make_unique<DeclaredPasses>();
   if (mergeInstancesFromEnvironment(config.mergeInstances)) {
     merger_ = std::make_unique<InstanceMerger>();
     mergeCursors_.resize(workers_);  // one per translating thread (WorkerPool's thread index)
@@ -364,6 +367,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 
   // Creates and writes before the frame's commands, in request order; destroys after them.
   deferredDestroys_.clear();
+  passes_->clear();
   for (const uint32_t offset : requests.requests) {
     const PacketHeader& h = requests.header(offset);
     const auto type = static_cast<CommandType>(h.type);
@@ -372,6 +376,13 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
       continue;
     }
     dispatchPacket(device_, type, requests.payload(offset), PacketContext{requests.aux(h), nullptr});
+    if (type == CommandType::DeclarePass) {
+      cmd::DeclarePass declare;
+      std::memcpy(&declare, requests.payload(offset), sizeof declare);
+      if (std::string error = passes_->declare(declare); !error.empty())
+        device_.reportError("frame " + std::to_string(number) + ": " + error);
+      continue;
+    }
     live_.onCreate(type, {requests.payload(offset), commandInfo(type).size}, requests.aux(h));
     if (type == CommandType::CreatePipeline) {
       // A BindPipeline's scope is its pipeline's bind point: the job planner asks for it by handle slot.
@@ -385,19 +396,14 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   }
 
   // Merge every bucket's keys, bucket by bucket in creation order, then sort them all at once. Merge
-  // order (the sequence numbers, hence the order hash's inputs) never depends on bucket order: the sort
-  // applies it, so a frame whose buckets share one order sorts exactly as before bucket order existed.
+  // order (the sequence numbers, hence the order hash's inputs) never depends on passes or bucket order:
+  // the sort applies them (bucket_order.h), so a frame of one pass and one bucket order sorts exactly as
+  // before either existed.
   clock.enter(FramePhase::Merge);
   mergedPackets_.clear();
   mergedBuckets_.clear();
   sortEntries_.clear();
-  mergedOrders_.clear();
-  bool ordered = false;  // two buckets with keys differ in order
-  for (size_t b = 0, withKeys = buckets.size(); b < buckets.size(); ++b) {
-    if (buckets[b].stream->keyBlockCount() == 0) continue;
-    if (withKeys != buckets.size() && buckets[withKeys].order != buckets[b].order) ordered = true;
-    withKeys = b;
-  }
+  prefixes_->clear();
   for (uint16_t b = 0; b < buckets.size(); ++b) {
     const BucketStream& stream = *buckets[b].stream;
     for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
@@ -407,12 +413,17 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
             SortEntry{entries[i].key, static_cast<uint32_t>(mergedPackets_.size()), entries[i].packet});
         mergedPackets_.push_back(entries[i].packet);
         mergedBuckets_.push_back(b);
+        prefixes_->push(sortPrefix(entries[i].pass, buckets[b].order));
       }
     }
-    if (ordered) mergedOrders_.resize(mergedPackets_.size(), static_cast<uint8_t>(buckets[b].order));
   }
   clock.enter(FramePhase::Sort);
-  sorter_->sort(sortEntries_, mergedOrders_);
+  sorter_->sort(sortEntries_, prefixes_->bySequence());
+  if (const size_t outside = passes_->locate(sortEntries_, *prefixes_)) {
+    device_.reportError("frame " + std::to_string(number) + ": " + std::to_string(outside) +
+                        " keys name a pass the frame did not declare (it declares " +
+                        std::to_string(passes_->count()) + "); they run after its passes, outside any");
+  }
   // Material binders' passes become packets before anyone sees the frame (material_passes.h).
   MaterialPasses::expand(buckets, sortEntries_, mergedPackets_, mergedBuckets_);
 
@@ -424,6 +435,8 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   view.mergedBuckets = mergedBuckets_;
   view.sorted = sortEntries_;
   view.sortedOrderHash = hashSortedOrder(sortEntries_);
+  view.prefixes = prefixes_->bySequence();
+  view.uniformPrefix = prefixes_->of(0);
   view.record = frame.lease.record_;
   clock.enter(FramePhase::Observers);
   for (FrameObserver* observer : frame.observers) observer->onFrame(view);
@@ -508,12 +521,21 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
       const auto start = std::chrono::steady_clock::now();
       const TranslationJob& job = plan[j];
       device_.enterJob(j);
+      // The declared pass open across the job's start begins again where the single-threaded walk began
+      // it: after the state recorded before it (which its begin resets), before the state recorded in it.
+      const size_t resumed = PassCursor(*passes_, device_, job.firstKey).resumed();
+      bool begun = resumed == DeclaredPasses::kNone;
       for (const FramePacketRef& ref : job.prefix) {
+        if (!begun && ref.key >= passes_->start(resumed)) {
+          passes_->begin(device_, resumed);
+          begun = true;
+        }
         JobPlanner::visit(view, ref,
                           [&](CommandType type, const std::byte* payload, const PacketContext& context) {
                             dispatchPacket(device_, type, payload, context);
                           });
       }
+      if (!begun) passes_->begin(device_, resumed);
       device_.startJobRange();
       packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX,
                              merge ? &mergeCursors_[thread] : nullptr, jobDraws[j]);
@@ -547,8 +569,15 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
   uint64_t count = 0;
   uint64_t drawPackets = 0;
   if (merge) merge->reset();
+  // Declared passes begin and end between keys (declared_passes.h); a frame without any has no event.
+  PassCursor passes(*passes_, device_, first);
+  bool stopped = false;
   for (size_t i = first; i < total; ++i) {
-    if (count >= stopAfterPackets) break;
+    if (count >= stopAfterPackets) {
+      stopped = true;
+      break;
+    }
+    if (i == passes.nextEvent()) passes.at(i);
     // Written out here, not in a lambda: GCC 12 deems a function whose only effect is a prefetch pure and
     // deletes the call (the first version of this fetched nothing).
     if (i + kPrefetchKeys < total) {
@@ -566,8 +595,10 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
         __builtin_prefetch(&view.mergedBuckets[sorted[i + 2 * kPrefetchKeys].sequence]);
     }
     if (merge) {
-      // A run of draws from here, dispatched as one instanced draw: skip the keys it took.
-      if (const size_t taken = merger_->translateRun(device_, view, i, total, *merge, count)) {
+      // A run of draws from here, dispatched as one instanced draw: skip the keys it took. A run stays
+      // inside its pass.
+      const size_t runEnd = std::min(total, passes.nextEvent());
+      if (const size_t taken = merger_->translateRun(device_, view, i, runEnd, *merge, count)) {
         ++drawPackets;
         i += taken - 1;
         continue;
@@ -576,7 +607,8 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
     const SortEntry& entry = sorted[i];
     const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
     // FrameView::forEachInChain without the payload's size, which only observers need.
-    for (uint32_t offset = entry.value; offset != 0 && count < stopAfterPackets;) {
+    uint32_t offset = entry.value;
+    for (; offset != 0 && count < stopAfterPackets;) {
       const PacketHeader& h = stream.header(offset);
       const uint32_t body = detail::resolveShared(stream, offset, h);
       const PacketHeader& bh = stream.header(body);
@@ -587,7 +619,10 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
       ++count;
       offset = h.next;
     }
+    stopped = offset != 0;
   }
+  // The frame's last job ends its passes (and begins and ends those no key names after its last key).
+  if (!stopped && total == view.sorted.size() && passes.nextEvent() == total) passes.at(total);
   draws.submitted += drawPackets;
   if (merge) {
     draws.mergedRuns += merge->counts.runs;

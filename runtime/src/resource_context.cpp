@@ -80,7 +80,8 @@ ShaderHandle ResourceContext::createShader(const ShaderDesc& desc, std::span<con
 PipelineHandle ResourceContext::createPipeline(const PipelineDesc& desc) {
   return create(&cmd::CreatePipeline::pipeline, desc, {});
 }
-PipelineHandle ResourceContext::createPipeline(const PipelineDesc& desc, const PipelineInstancing& instancing) {
+PipelineHandle ResourceContext::createPipeline(const PipelineDesc& desc,
+                                               const PipelineInstancing& instancing) {
   return create(&cmd::CreatePipeline::pipeline, desc, std::as_bytes(std::span(&instancing, 1)));
 }
 RenderTargetHandle ResourceContext::createRenderTarget(const RenderTargetDesc& desc) {
@@ -161,8 +162,19 @@ void ResourceContext::reserveRequestBytes(size_t bytes) {
   current_->bytes.reserve(current_->bytes.size() + bytes);
 }
 
+PassId ResourceContext::declarePass(std::string_view name, const PassDesc& desc) {
+  auto packet = zeroed<cmd::DeclarePass>();
+  packet.desc = desc;
+  std::lock_guard lock(mutex_);
+  if (passesDeclared_ >= PassId::kMaxPasses) return PassId{};
+  packet.pass = passesDeclared_++;
+  record(packet, std::as_bytes(std::span(name.data(), name.size())));
+  return PassId{static_cast<uint16_t>(packet.pass)};
+}
+
 RequestStream& ResourceContext::handOver() {
   std::lock_guard lock(mutex_);
+  passesDeclared_ = 0;
   RequestStream& recorded = *current_;
   recorded.references.fetch_add(1, std::memory_order_relaxed);
   RequestStream* next = nullptr;

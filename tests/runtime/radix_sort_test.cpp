@@ -20,7 +20,8 @@ std::vector<SortEntry> withSequence(const std::vector<uint64_t>& keys) {
 
 void expectMatchesStableSort(const std::vector<uint64_t>& keys) {
   std::vector<SortEntry> expected = withSequence(keys);
-  std::stable_sort(expected.begin(), expected.end(), [](const SortEntry& a, const SortEntry& b) { return a.key < b.key; });
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const SortEntry& a, const SortEntry& b) { return a.key < b.key; });
   std::vector<SortEntry> actual = withSequence(keys);
   std::vector<SortEntry> scratch;
   radixSort(actual, scratch);
@@ -59,7 +60,8 @@ TEST(RadixSort, SortedAndReversedInput) {
 TEST(RadixSort, SkipsDigitPassesThatNeverVary) {
   std::vector<SortEntry> entries;
   // Only bits 24..31 vary: they all lie in the third 11-bit digit (bits 22..32).
-  for (uint32_t i = 0; i < 1000; ++i) entries.push_back({uint64_t{(i * 7919u) % 256} << 24 | 0xAB00'0000'0000'0000ull, i, 0});
+  for (uint32_t i = 0; i < 1000; ++i)
+    entries.push_back({uint64_t{(i * 7919u) % 256} << 24 | 0xAB00'0000'0000'0000ull, i, 0});
   std::vector<SortEntry> scratch;
   EXPECT_EQ(radixSort(entries, scratch), 1);
   EXPECT_TRUE(std::is_sorted(entries.begin(), entries.end(), [](auto& a, auto& b) { return a.key < b.key; }));
@@ -71,10 +73,12 @@ TEST(RadixSort, MajorDigitOrdersBeforeTheKeyAndKeepsTies) {
   std::mt19937_64 rng(3);
   for (size_t n : {2u, 17u, 5000u, 70000u}) {
     std::vector<uint64_t> keys(n);
-    std::vector<uint8_t> major(n);
+    std::vector<uint32_t> major(n);
     for (size_t i = 0; i < n; ++i) {
       keys[i] = (rng() % 5) << (rng() % 60);  // few distinct keys: many ties
-      major[i] = static_cast<uint8_t>(rng() % 3 * 64);
+      // Passes (none among them) above bucket orders: every byte of the 24-bit major varies.
+      const uint16_t pass = rng() % 4 == 0 ? PassId::kNone : static_cast<uint16_t>(rng() % 300);
+      major[i] = sortPrefix(pass, static_cast<BucketOrder>(rng() % 3 * 64));
     }
     std::vector<SortEntry> expected = withSequence(keys);
     std::stable_sort(expected.begin(), expected.end(), [&](const SortEntry& a, const SortEntry& b) {
@@ -90,14 +94,14 @@ TEST(RadixSort, MajorDigitOrdersBeforeTheKeyAndKeepsTies) {
   std::vector<SortEntry> a = withSequence({5, 3, 9, 3});
   std::vector<SortEntry> b = a;
   std::vector<SortEntry> scratch;
-  const std::vector<uint8_t> same(4, 128);
+  const std::vector<uint32_t> same(4, sortPrefix(7, BucketOrder::Scene));
   EXPECT_EQ(radixSort(a, scratch, same), radixSort(b, scratch));
   EXPECT_EQ(hashSortedOrder(a), hashSortedOrder(b));
 }
 
 // The parallel sort against the serial one: same entries in the same order, same order hash, for
 // inputs that stress the split (ranges of one digit, empty ranges, every entry equal, one bit varying).
-void expectParallelMatchesSerial(const std::vector<uint64_t>& keys, const std::vector<uint8_t>& major = {}) {
+void expectParallelMatchesSerial(const std::vector<uint64_t>& keys, const std::vector<uint32_t>& major = {}) {
   std::vector<SortEntry> serial = withSequence(keys);
   std::vector<SortEntry> scratch;
   const int serialPasses = radixSort(serial, scratch, major);
@@ -140,11 +144,12 @@ TEST(RadixSortParallel, MatchesTheSerialSortOnAdversarialKeys) {
   for (size_t i = 0; i < n; ++i) keys[i] = i % 2 ? ~0ull : 0;  // every digit varies, two values
   expectParallelMatchesSerial(keys);
   // Bucket orders: random, and one order only (the pass is skipped in both).
-  std::vector<uint8_t> major(n);
-  for (auto& m : major) m = static_cast<uint8_t>(rng() % 4 * 64);
+  std::vector<uint32_t> major(n);
+  for (auto& m : major)
+    m = sortPrefix(static_cast<uint16_t>(rng() % 3), static_cast<BucketOrder>(rng() % 4 * 64));
   for (auto& k : keys) k = rng() % 1000;
   expectParallelMatchesSerial(keys, major);
-  expectParallelMatchesSerial(keys, std::vector<uint8_t>(n, 128));
+  expectParallelMatchesSerial(keys, std::vector<uint32_t>(n, sortPrefix(PassId::kNone, BucketOrder::Scene)));
 }
 
 // A frame above the threshold goes through the parallel sort on the renderer's workers: the observer's

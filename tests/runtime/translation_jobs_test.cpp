@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -303,6 +304,173 @@ TEST(TranslationJobs, APassClosedBeforeTheBoundaryIsNotReplayed) {
   ASSERT_GE(device.jobs.size(), 2u);
   for (size_t j = 1; j < device.jobs.size(); ++j)
     EXPECT_TRUE(replayed(device.jobs[j]).empty()) << "no pass and no marker is open at boundary " << j;
+}
+
+// ---- declared passes (declared_passes.h): begun and ended by the renderer, on one thread or in jobs ----
+
+uint32_t low32(uint64_t head) {
+  return static_cast<uint32_t>(head & 0xffffffffu);
+}
+
+std::vector<JobDevice::Call> withoutRequests(const std::vector<JobDevice::Call>& calls) {
+  std::vector<JobDevice::Call> result;
+  for (const auto& c : calls) {
+    if (commandInfo(c.type).queue == CommandQueue::Sorted) result.push_back(c);
+  }
+  return result;
+}
+
+TEST(DeclaredPasses, TheRendererBeginsAndEndsEachPassAroundItsKeys) {
+  JobDevice device;
+  Renderer renderer(device, {.workers = 1});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  PassDesc a;
+  a.target = RenderTargetHandle{7};
+  a.viewport[0] = 1.0f, a.viewport[2] = 30.0f, a.viewport[3] = 40.0f;
+  const PassId passA = renderer.resources().declarePass("a", a);
+  const PassId passB = renderer.resources().declarePass("b: compute", PassDesc{});  // no target
+  PassDesc c;
+  c.target = RenderTargetHandle{8};
+  c.colorLoad = LoadOp::Load;
+  renderer.resources().declarePass("c: no keys", c);
+  PassDesc d;
+  d.target = RenderTargetHandle{9};
+  const PassId passD = renderer.resources().declarePass("d", d);
+  EXPECT_EQ(passA.value, 0);
+  EXPECT_EQ(passD.value, 3);
+  // Recorded out of order; the key alone would put the pass-less draw first.
+  bucket.add<cmd::Draw>(passD, 1).vertexCount = 104;
+  bucket.add<cmd::Draw>(0).vertexCount = 100;
+  bucket.add<cmd::Draw>(passA, 5).vertexCount = 102;
+  bucket.add<cmd::Dispatch>(passB, 2).groupsX = 103;
+  bucket.add<cmd::Draw>(passA, 3).vertexCount = 101;
+  renderer.kick();
+  renderer.flushAndWait();
+  using C = CommandType;
+  const std::vector<std::pair<C, uint32_t>> expected = {
+      {C::BeginRenderPass, 7}, {C::SetViewport, std::bit_cast<uint32_t>(1.0f)},
+      {C::Draw, 101},          {C::Draw, 102},
+      {C::EndRenderPass, 0},   {C::Dispatch, 103},     // pass b begins nothing
+      {C::BeginRenderPass, 8}, {C::EndRenderPass, 0},  // pass c: no key names it, it still runs (a load)
+      {C::BeginRenderPass, 9}, {C::Draw, 104},
+      {C::EndRenderPass, 0},   {C::Draw, 100},  // no pass: after every declared one
+  };
+  const auto calls = withoutRequests(device.serial);
+  ASSERT_EQ(calls.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(calls[i].type, expected[i].first) << "call " << i;
+    if (expected[i].second != 0) {
+      EXPECT_EQ(low32(calls[i].head), expected[i].second) << "call " << i;
+    }
+  }
+  EXPECT_TRUE(device.takeErrors().empty());
+
+  // Ids restart every frame; a key naming a pass the frame did not declare is reported and runs after.
+  device.serial.clear();
+  const PassId again = renderer.resources().declarePass("a again", a);
+  EXPECT_EQ(again.value, 0);
+  bucket.add<cmd::Draw>(PassId{5}, 0).vertexCount = 200;
+  bucket.add<cmd::Draw>(again, 9).vertexCount = 201;
+  renderer.kick();
+  renderer.flushAndWait();
+  const auto second = withoutRequests(device.serial);
+  ASSERT_EQ(second.size(), 5u);
+  EXPECT_EQ(second[0].type, C::BeginRenderPass);
+  EXPECT_EQ(low32(second[2].head), 201u);
+  EXPECT_EQ(second[3].type, C::EndRenderPass);
+  EXPECT_EQ(low32(second[4].head), 200u);
+  const auto errors = device.takeErrors();
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("1 keys name a pass the frame did not declare"), std::string::npos) << errors[0];
+}
+
+// What a device sees at each draw: the pass open and the viewport set (a pass's begin resets it).
+struct DrawState {
+  uint32_t target, viewportX, draw;
+  bool operator==(const DrawState&) const = default;
+};
+void simulate(const std::vector<JobDevice::Call>& calls, std::vector<DrawState>& draws) {
+  uint32_t target = 0, viewportX = UINT32_MAX;
+  for (const auto& c : calls) {
+    switch (c.type) {
+      case CommandType::BeginRenderPass:
+        target = low32(c.head);
+        viewportX = UINT32_MAX;
+        break;
+      case CommandType::EndRenderPass:
+        target = 0;
+        break;
+      case CommandType::SetViewport:
+        viewportX = low32(c.head);
+        break;
+      case CommandType::Draw:
+        draws.push_back({target, viewportX, low32(c.head)});
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+TEST(DeclaredPasses, JobsSeeEveryDrawInItsPassAsOneThreadDoes) {
+  // Passes of random sizes (some empty, some without a target), keys recorded in random order, a viewport
+  // set by the pass's description in some and by a packet inside it in others: each job, from the state
+  // it replays, must draw every key in the pass and viewport the single-threaded walk does, and every
+  // pass with a target must begin once outside the replayed state.
+  auto record = [](Renderer& renderer, CommandBucket<uint32_t>& bucket) {
+    std::mt19937 rng(11);
+    constexpr uint32_t kPasses = 24;
+    std::vector<PassId> passes;
+    uint32_t targets = 0;
+    for (uint32_t p = 0; p < kPasses; ++p) {
+      PassDesc desc;
+      if (rng() % 4 != 0) desc.target = RenderTargetHandle{100 + p}, ++targets;
+      if (rng() % 2) desc.viewport[0] = float(p), desc.viewport[2] = 8.0f, desc.viewport[3] = 8.0f;
+      passes.push_back(renderer.resources().declarePass("p", desc));
+    }
+    uint32_t draw = 0;
+    for (uint32_t k = 0; k < 3000; ++k) {
+      const uint32_t p = rng() % (kPasses + 4);  // a few passes get no key
+      if (p >= kPasses) continue;
+      const uint32_t key = rng() % 1000;
+      if (key % 97 == 0) {
+        auto& viewport = bucket.add<cmd::SetViewport>(passes[p], key);
+        viewport.x = float(1000 + key), viewport.width = 4.0f, viewport.height = 4.0f;
+      } else {
+        bucket.add<cmd::Draw>(passes[p], key).vertexCount = draw++;
+      }
+    }
+    for (uint32_t k = 0; k < 300; ++k) bucket.add<cmd::Draw>(k).vertexCount = draw++;  // no pass
+    return targets;
+  };
+  JobDevice serialDevice;
+  std::vector<DrawState> serial;
+  uint32_t targets;
+  {
+    Renderer renderer(serialDevice, {.workers = 1});
+    targets = record(renderer, renderer.createBucket<uint32_t>("b"));
+    renderer.kick();
+    renderer.flushAndWait();
+    simulate(serialDevice.serial, serial);
+  }
+  JobDevice wideDevice;
+  Renderer renderer(wideDevice, {.workers = 4});
+  record(renderer, renderer.createBucket<uint32_t>("b"));
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_GT(wideDevice.jobs.size(), 4u);
+  std::vector<DrawState> wide;
+  uint32_t begun = 0;
+  for (const auto& job : wideDevice.jobs) {
+    simulate(job, wide);
+    for (const auto& c : own(job)) begun += c.type == CommandType::BeginRenderPass;
+  }
+  ASSERT_EQ(wide.size(), serial.size());
+  for (size_t i = 0; i < serial.size(); ++i) {
+    ASSERT_EQ(wide[i], serial[i]) << "draw " << i << " (vertexCount " << serial[i].draw << ")";
+  }
+  EXPECT_EQ(begun, targets) << "each pass with a target begins once, empty ones too";
+  EXPECT_TRUE(wideDevice.takeErrors().empty());
 }
 
 }  // namespace

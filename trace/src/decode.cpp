@@ -326,6 +326,7 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   out.keys_.resize(keyBytes.size() / sizeof(uint64_t));
   schema::unshuffleBytes(reinterpret_cast<const uint8_t*>(keyBytes.data()), out.keys_.size(),
                          sizeof(uint64_t), reinterpret_cast<uint8_t*>(out.keys_.data()));
+  out.passes_ = span4(b.passes());
   const auto chainLengths = span4(b.chain_lengths());
   out.linkBody_ = span4(b.link_body());
   out.linkTag_ = span4(b.link_tag());
@@ -353,6 +354,8 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
 
   const size_t keys = out.keys_.size(), links = out.linkBody_.size(), bodies = out.bodyType_.size();
   if (chainLengths.size() != keys) return fail(keys, " keys but ", chainLengths.size(), " chain lengths");
+  if (!out.passes_.empty() && out.passes_.size() != keys)
+    return fail(keys, " keys but ", out.passes_.size(), " passes");
   out.chainStart_.resize(keys + 1);
   uint64_t link = 0;
   for (size_t k = 0; k < keys; ++k) {

@@ -8,23 +8,19 @@ namespace reel::trace {
 FrameOrder orderFrame(const FrameRecord& frame) {
   FrameOrder order;
   std::vector<SortEntry> entries;
-  std::vector<uint8_t> orders;  // per key, as the renderer's merge (renderer.cpp): only when buckets differ
-  bool ordered = false;
-  for (const BucketRecord& bucket : frame.buckets) {
-    if (bucket.keyCount() != 0 && bucket.order != frame.buckets.front().order) ordered = true;
-  }
+  SortPrefixes prefixes;  // per key, as the renderer's merge (renderer.cpp)
   for (uint16_t b = 0; b < frame.buckets.size(); ++b) {
     const BucketRecord& bucket = frame.buckets[b];
     for (uint32_t k = 0; k < bucket.keyCount(); ++k) {
       entries.push_back(SortEntry{bucket.key(k), static_cast<uint32_t>(order.submission.size()), 0});
       order.submission.push_back(OrderedKey{b, k, order.packets});
       order.packets += bucket.chainLength(k);
+      prefixes.push(sortPrefix(bucket.pass(k), bucket.order));
     }
-    if (ordered) orders.resize(entries.size(), static_cast<uint8_t>(bucket.order));
   }
   // Buckets in a trace are in the renderer's order, so this is the render thread's merge order.
   std::vector<SortEntry> scratch;
-  radixSort(entries, scratch, orders);
+  radixSort(entries, scratch, prefixes.bySequence());
   uint64_t position = 0;
   order.sorted.reserve(entries.size());
   for (const SortEntry& e : entries) {

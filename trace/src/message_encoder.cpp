@@ -261,6 +261,7 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   c.epoch = source.epoch;
   c.retained = false;
   c.keys.clear();
+  c.passes.clear();
   c.chainLengths.clear();
   c.linkBody.clear();
   c.linkTag.clear();
@@ -277,11 +278,14 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   tagIndex_.clear();
   const BucketStream& stream = *source.stream;
   bool anyTag = false;
+  bool anyPass = false;
   // Keys in the order the render thread merges them: block by block, each block front to back.
   for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
     const KeyEntry* entries = stream.keyBlock(block);
     for (uint32_t i = 0, n = stream.keyBlockFill(block); i < n; ++i) {
       c.keys.push_back(entries[i].key);
+      c.passes.push_back(entries[i].pass);
+      anyPass |= entries[i].pass != PassId::kNone;
       uint32_t length = 0;
       // The same walk as FrameView::forEachInChain, keeping what it resolves away: which links share
       // a packet, so that a replay can share it again.
@@ -310,6 +314,7 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
     }
   }
   if (!anyTag) c.linkTag.clear();
+  if (!anyPass) c.passes.clear();
   const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
   c.payloadGroups.clear();
   c.auxGroups.clear();
@@ -453,12 +458,13 @@ Offset<void> FrameEncoder::bucket(const GatheredBucket& b, const GatheredBucket*
   const auto linkBody = column(fbb_, b.linkBody);
   const auto chainLengths = column(fbb_, b.chainLengths);
   const auto keys = plainOrResidual(PredictedColumn::Keys, shuffledKeys_, false);
+  const auto passes = column(fbb_, b.passes);
   const auto keyType = fbb_.CreateString(b.bucket->keyTypeName());
   const auto name = fbb_.CreateString(b.bucket->name());
   return fb::CreateBucket(fbb_, b.index, name, keyType, b.retained, keys, chainLengths, linkBody, linkTag,
                           bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector,
                           static_cast<uint8_t>(b.order), predictors, keysResidual, payloadResidual,
-                          auxResidual)
+                          auxResidual, passes)
       .Union();
 }
 

@@ -615,4 +615,8 @@ REEL_DESTROY(DestroyPipeline, pipelineRecords_, pipeline)
 REEL_DESTROY(DestroyRenderTarget, targets_, target)
 #undef REEL_DESTROY
 
+// The renderer begins and ends a declared pass as the BeginRenderPass / EndRenderPass it becomes
+// (declared_passes.h); the declaration itself creates nothing on the device.
+void VulkanDeviceImpl::execute(const cmd::DeclarePass&, const PacketContext&) {}
+
 }  // namespace reel

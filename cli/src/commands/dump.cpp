@@ -66,6 +66,9 @@ class DumpCommand final : public Subcommand {
       if (!type_.empty() && typeName != type_) continue;
       if (!tag_.empty()) continue;  // requests carry no tags
       const std::string fields = h.formatPacket(request.type, request.payload);
+      // A declared pass's aux data is its name (commands.inc).
+      const bool named = typeName == commandName(CommandType::DeclarePass);
+      const std::string_view text(reinterpret_cast<const char*>(request.aux.data()), request.aux.size());
       if (json_) {
         JsonObject o;
         o.add("frame", frame.number)
@@ -73,7 +76,11 @@ class DumpCommand final : public Subcommand {
             .add("position", uint64_t{r})
             .add("type", typeName);
         o.add("fields", fieldsOnly(fields, typeName)).add("aux_bytes", uint64_t{request.aux.size()});
+        if (named) o.add("name", text);
         std::printf("%s\n", o.str().c_str());
+      } else if (named) {
+        std::printf("frame %" PRIu64 "  request %-4zu %s  \"%.*s\"\n", frame.number, r, fields.c_str(),
+                    static_cast<int>(text.size()), text.data());
       } else {
         std::printf("frame %" PRIu64 "  request %-4zu %s  (%zu aux bytes)\n", frame.number, r, fields.c_str(),
                     request.aux.size());
@@ -84,7 +91,11 @@ class DumpCommand final : public Subcommand {
     for (const trace::OrderedKey& k : keys) {
       const trace::BucketRecord& bucket = frame.buckets[k.bucket];
       const uint64_t key = bucket.key(k.key);
-      const std::string keyFields = h.formatKey(bucket.keyType, key);
+      // The declared pass a key names sorts above the key itself (bucket_order.h).
+      const uint16_t pass = bucket.pass(k.key);
+      const std::string keyFields =
+          (pass == PassId::kNone ? "" : "declared_pass=" + std::to_string(pass) + " ") +
+          h.formatKey(bucket.keyType, key);
       uint64_t position = k.firstPacket;
       size_t link = 0;
       bucket.forEachInChain(k.key, [&](const trace::PacketRecord& p) {

@@ -180,6 +180,7 @@ Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t
   for (size_t k = 0; k < bucket.keyCount() && !failed; ++k) {
     PacketHeader* previous = nullptr;
     const uint64_t key = keyEdit_ ? keyEdit_(frame, bucket.name, bucket.key(k)) : bucket.key(k);
+    const PassId pass{bucket.pass(k)};
     uint64_t position = sortedStart_.empty() ? UINT64_MAX : sortedStart_[bucketIndex][k];
     bucket.forEachInChain(k, [&](const trace::PacketRecord& packet) {
       if (failed) return;
@@ -203,9 +204,9 @@ Result<void> FrameFeeder::submitBucket(const trace::BucketRecord& bucket, size_t
           sharedPackets_[packet.body] = &target.createSharedBytes(type, payload, packet.aux);
         }
         header = previous ? &target.appendSharedBytes(*previous, *sharedPackets_[packet.body])
-                          : &target.addSharedBytes(key, *sharedPackets_[packet.body]);
+                          : &target.addSharedBytes(key, *sharedPackets_[packet.body], pass);
       } else if (!previous) {
-        header = &target.addBytes(key, type, payload, packet.aux);
+        header = &target.addBytes(key, type, payload, packet.aux, pass);
       } else {
         header = &target.appendBytes(*previous, type, payload, packet.aux);
       }

@@ -11,6 +11,7 @@
 #include "reel/runtime/cpu_time.h"
 #include "reel/runtime/live_resources.h"
 #include "reel/runtime/null_device.h"
+#include "reel/trace/declared_passes.h"
 #include "reel/vulkan/vulkan_device.h"
 
 namespace reel::replay {
@@ -425,6 +426,8 @@ Result<void> ReplaySession::load(size_t index) {
   if (auto ok = reader_.readFrame(index, loaded->record); !ok) return ok.error();
   const trace::FrameRecord& frame = loaded->record;
   loaded->order = orderFrame(frame);
+  for (const trace::RequestRecord& r : frame.requests)
+    loaded->declaresPasses |= feeder_->commandType(r.type) == CommandType::DeclarePass;
   loaded->sorted = packetsInOrder(frame, loaded->order.sorted);
   if (options_.edit) {
     // submitFrame edits a shared packet once, for its first link in submission order (bucket by bucket,
@@ -551,7 +554,8 @@ Result<SeekResult> ReplaySession::seek(size_t index, uint64_t stopAfterPackets) 
     result.executed = open_->stop;
     return result;
   };
-  if (!broken_ && open_ && open_->index == index && stopAfterPackets >= open_->stop) {
+  if (!broken_ && open_ && open_->index == index && stopAfterPackets >= open_->stop &&
+      !loaded_->declaresPasses) {
     // Forward within the frame (or the same stop again): only the packets after the last stop.
     result.path = SeekPath::Continued;
     broken_ = true;
@@ -624,7 +628,22 @@ Result<TextureHandle> ReplaySession::chooseTexture(const trace::FrameRecord& fra
       return fail("frame ", frame.number, ": render target #", choice.index, " is not alive");
     }
   } else {
-    // The render pass that ran last: the last pass begun at or before the stop.
+    // The render pass that ran last: the last pass begun at or before the stop. Declared passes run
+    // first, in id order, each begun before its first key (one no key names, where the next pass's keys
+    // start); a pass packet a key records comes after all of them.
+    const std::vector<trace::DeclaredPass> declared = trace::declaredPasses(frame, feeder_->commands());
+    size_t passesBegun = 0;  // declared passes begun: those up to the last key that ran, or every one
+    bool everyKeyRan = true;
+    for (const OrderedKey& k : order.sorted) {
+      const trace::BucketRecord& bucket = frame.buckets[k.bucket];
+      if (k.firstPacket >= stopAfterPackets || bucket.chainLength(k.key) == 0) {
+        everyKeyRan = false;
+        break;
+      }
+      if (bucket.pass(k.key) < declared.size()) passesBegun = bucket.pass(k.key) + 1;
+    }
+    if (everyKeyRan) passesBegun = declared.size();
+    for (size_t p = passesBegun; p-- > 0 && target.isNull();) target = declared[p].desc.target;
     for (const OrderedKey& k : order.sorted) {
       uint64_t position = k.firstPacket;
       frame.buckets[k.bucket].forEachInChain(k.key, [&](const trace::PacketRecord& p) {

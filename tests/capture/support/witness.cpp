@@ -88,6 +88,7 @@ void Witness::onFrame(const FrameView& view) {
   for (size_t i = 0; i < view.mergedPackets.size(); ++i) {
     WitnessBucket& bucket = w.buckets[view.mergedBuckets[i]];
     bucket.keys.push_back(keyOf[i]);
+    bucket.passes.push_back(view.passOf(static_cast<uint32_t>(i)));
     auto& chain = bucket.chains.emplace_back();
     FrameView::forEachInChain(*view.buckets[view.mergedBuckets[i]].stream, view.mergedPackets[i],
                               [&](const PacketView& p) {
@@ -135,6 +136,7 @@ void expectFrameEquals(const WitnessFrame& expected, const trace::FrameRecord& a
     std::map<const void*, uint32_t> bodyOf;
     std::map<uint32_t, const void*> identityOf;
     for (size_t k = 0; k < we.keys.size(); ++k) {
+      ASSERT_EQ(ra.pass(k), we.passes[k]) << where << " key " << k;
       ASSERT_EQ(ra.chainLength(k), we.chains[k].size()) << where << " key " << k;
       for (size_t l = 0; l < we.chains[k].size(); ++l) {
         const WitnessPacket& pe = we.chains[k][l];
@@ -237,9 +239,9 @@ Result<void> replayTrace(trace::TraceReader& reader, Renderer& renderer) {
           if (previous == nullptr && p.shared) {
             auto [it, inserted] = shared.try_emplace(p.body, nullptr);
             if (inserted) it->second = &bucket.createSharedBytes(type, p.payload, p.aux);
-            link = &bucket.addSharedBytes(b.key(k), *it->second);
+            link = &bucket.addSharedBytes(b.key(k), *it->second, PassId{b.pass(k)});
           } else if (previous == nullptr) {
-            link = &bucket.addBytes(b.key(k), type, p.payload, p.aux);
+            link = &bucket.addBytes(b.key(k), type, p.payload, p.aux, PassId{b.pass(k)});
           } else {
             link = &bucket.appendBytes(*previous, type, p.payload, p.aux);
           }

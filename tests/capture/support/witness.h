@@ -37,6 +37,7 @@ struct WitnessBucket {
   std::string name;
   std::string keyType;
   std::vector<uint64_t> keys;
+  std::vector<uint16_t> passes;  // per key
   std::vector<std::vector<WitnessPacket>> chains;
 };
 

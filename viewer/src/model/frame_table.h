@@ -1,9 +1,8 @@
 #pragma once
 // One frame of a trace as rows: every packet (chain link) of every bucket, in submission order and in
-// the sorted order the render thread dispatched them in. The sorted order is rebuilt the way
-// Renderer::processFrame builds it: the keys of all buckets merged bucket by bucket (in the renderer's
-// bucket order), then reel::radixSort (stable), then each key's chain in order. Its hash is the
-// render thread's sortedOrderHash, so a trace's recorded hash checks the rebuild.
+// the sorted order the render thread dispatched them in, as the trace library rebuilds it
+// (trace::orderFrame: passes and bucket orders included). Its hash is the render thread's
+// sortedOrderHash, so a trace's recorded hash checks the rebuild.
 //
 // Positions: a row's id is its submission position; sortedOrder()[p] is the row dispatched p-th, which
 // is the row a replay with FrameOptions::stopAfterPackets = p + 1 ends on.
@@ -43,8 +42,6 @@ class FrameTable {
 
   // FNV-1a of the merged key sequence numbers in sorted order (reel::hashSortedOrder).
   uint64_t sortedOrderHash() const { return sortedOrderHash_; }
-  // Digit passes the radix sort ran (how many key bits varied in the frame).
-  int sortPasses() const { return sortPasses_; }
 
  private:
   std::vector<Row> rows_;
@@ -52,7 +49,6 @@ class FrameTable {
   std::vector<uint32_t> sortedPosition_;
   size_t keyCount_ = 0;
   uint64_t sortedOrderHash_ = 0;
-  int sortPasses_ = 0;
 };
 
 // The packet a row names.

@@ -5,6 +5,7 @@
 
 #include "model/packet_fields.h"
 #include "reel/trace/command_map.h"
+#include "reel/trace/declared_passes.h"
 
 namespace reel::viewer {
 
@@ -22,17 +23,33 @@ PassTargets::PassTargets(const trace::FrameRecord& frame, const FrameTable& tabl
       any = true;
     }
   }
-  if (!any) return;
+  // Declared passes (format 1.5) begin before their first key; one no key names renders nothing a
+  // position shows, but its target is still the frame's.
+  const std::vector<trace::DeclaredPass> declared = trace::declaredPasses(frame, commands);
+  auto addTarget = [&](uint32_t value) {
+    if (std::find(targets_.begin(), targets_.end(), value) == targets_.end()) targets_.push_back(value);
+  };
+  for (const trace::DeclaredPass& pass : declared) {
+    if (!pass.desc.target.isNull()) addTarget(pass.desc.target.value);
+  }
+  if (!any && declared.empty()) return;
   const auto order = table.sortedOrder();
+  uint32_t lastPass = PassId::kNone;
   for (uint32_t pos = 0; pos < order.size(); ++pos) {
-    const trace::PacketRecord p = packetOf(frame, table.row(order[pos]));
+    const Row& row = table.row(order[pos]);
+    const uint32_t pass = frame.buckets[row.bucket].pass(row.key);
+    if (pass < declared.size() && pass != lastPass) {
+      lastPass = pass;
+      if (!declared[pass].desc.target.isNull()) begins_.emplace_back(pos, declared[pass].desc.target.value);
+    }
+    const trace::PacketRecord p = packetOf(frame, row);
     const trace::CommandDesc* desc = p.type < passBegins.size() ? passBegins[p.type] : nullptr;
     if (!desc) continue;
     const auto target = readField(desc->fields, p.payload, "target");
     if (!target || *target == 0) continue;
     const auto value = static_cast<uint32_t>(*target);
     begins_.emplace_back(pos, value);
-    if (std::find(targets_.begin(), targets_.end(), value) == targets_.end()) targets_.push_back(value);
+    addTarget(value);
   }
 }
 

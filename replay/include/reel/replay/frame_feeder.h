@@ -75,6 +75,7 @@ class FrameFeeder final : public FrameObserver {
   Result<Prepared> prepare(uint64_t frame, uint64_t editPosition, const trace::PacketRecord& packet);
   // This build's command for a trace's command id; nothing when this build cannot replay it.
   std::optional<CommandType> commandType(uint16_t traceId) const;
+  const trace::CommandMap& commands() const { return commandMap_; }
 
   // A resource the replay created and has not destroyed: its create request as recorded (edited), and a
   // shader's code. Buffers' and textures' contents live on the device only.
@@ -164,7 +165,7 @@ class FrameFeeder final : public FrameObserver {
   };
   std::deque<ExpectedHash> expectedHashes_;  // kick order
   std::vector<SortMismatch> mismatches_;
-  std::vector<uint64_t> dropped_;  // trace frame numbers, each once
+  std::vector<uint64_t> dropped_;      // trace frame numbers, each once
   ObserverRegistration registration_;  // last: ends before the members onFrame uses
 };
 

@@ -226,6 +226,9 @@ class ReplaySession {
     FrameOrder order;
     std::vector<PacketRef> sorted;
     std::vector<uint64_t> editPosition;  // empty without an edit: every packet its own position
+    // The frame declares passes: a continued step (continueOpen) cannot rebuild the pass it stopped in,
+    // so a seek forward in it replays the frame from its start instead.
+    bool declaresPasses = false;
   };
   // Where the last seek stopped: frame `index`, `stop` packets run, its destroy requests held back.
   struct Open {

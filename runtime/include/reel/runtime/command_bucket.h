@@ -8,10 +8,9 @@
 //   // on any thread, between two kicks:
 //   using reel::DrawKey, reel::Translucency;
 //   const uint32_t depth = DrawKey::quantizeDepth(0.25f);
-//   auto& draw = geometry.add<reel::cmd::DrawIndexed>(DrawKey::draw(0, 1, Translucency::Opaque, {7, 0}, depth));
-//   draw.indexCount = 36;
-//   REEL_TAG(geometry, &draw, "crate");
-//   auto& next = geometry.append<reel::cmd::DrawIndexed>(&draw);  // runs right after `draw`, under its key
+//   auto& draw = geometry.add<reel::cmd::DrawIndexed>(DrawKey::draw(0, 1, Translucency::Opaque, {7, 0},
+//   depth)); draw.indexCount = 36; REEL_TAG(geometry, &draw, "crate"); auto& next =
+//   geometry.append<reel::cmd::DrawIndexed>(&draw);  // runs right after `draw`, under its key
 //   next.indexCount = 6;
 //   const float uniforms[4] = {1.0f, 0.5f, 0.25f, 1.0f};
 //   auto& upload = geometry.add<reel::cmd::UpdateBuffer>(DrawKey::command(0, 0, Translucency::Opaque, 10),
@@ -65,24 +64,27 @@ inline constexpr uint32_t kMaxObserverRetainedFrames = 2;
 struct PacketHeader {
   static constexpr uint16_t kSharedRef = 1;  // payload is a uint32 offset of a shared packet
 
-  uint32_t next;       // the packet appended to this one
-  uint16_t type;       // CommandType
+  uint32_t next;  // the packet appended to this one
+  uint16_t type;  // CommandType
   uint16_t flags;
   uint32_t auxOffset;
   uint32_t auxSize;
-  uint32_t tag;        // TagRecord
+  uint32_t tag;  // TagRecord
   uint32_t reserved;
 };
 static_assert(sizeof(PacketHeader) % 8 == 0);
 
-// One key of a bucket: the packet it sorts. A key block is zeroed when a thread claims it and filled
-// front to back by that thread alone, so the first entry with written == 0 ends the block. (A shared
-// fill counter per block would put two threads' counters on one cache line: false sharing on every add.)
+// One key of a bucket: the packet it sorts and the pass it names. A key block is zeroed when a thread
+// claims it and filled front to back by that thread alone, so the first entry with written == 0 ends the
+// block. (A shared fill counter per block would put two threads' counters on one cache line: false
+// sharing on every add.)
 struct KeyEntry {
   uint64_t key;
   uint32_t packet;
-  uint32_t written;
+  uint16_t pass;  // PassId::value
+  uint16_t written;
 };
+static_assert(sizeof(KeyEntry) == 16);
 
 class BinderPackets;
 
@@ -123,8 +125,8 @@ struct BucketStream {
   explicit BucketStream(const BucketConfig& config);
 
   VirtualArena packets;
-  VirtualArena keys;      // KeyEntry blocks
-  uint64_t epoch = 0;     // changes whenever the stream is reset: stale thread cursors notice
+  VirtualArena keys;   // KeyEntry blocks
+  uint64_t epoch = 0;  // changes whenever the stream is reset: stale thread cursors notice
   // Frames handed to the render thread that read this stream, plus observers that retain it (frame.h).
   mutable std::atomic<uint32_t> references{0};
   // The bucket's binder when the stream was first handed over (kick thread): the render thread reads
@@ -228,8 +230,8 @@ class CommandBucketBase {
     return *construct<T>(allocatePacket(sizeof(T), auxBytes, T::kType), auxBytes);
   }
   template <SortedCommand T>
-  PacketHeader& addShared(uint64_t keyBits, const T& shared) {
-    return addSharedBytes(keyBits, headerOf(&shared));
+  PacketHeader& addShared(uint64_t keyBits, const T& shared, PassId pass = {}) {
+    return addSharedBytes(keyBits, headerOf(&shared), pass);
   }
 
   // Chains a packet after `previous` (a packet or a shared reference) under the same key.
@@ -270,12 +272,12 @@ class CommandBucketBase {
   // and payload bytes (exactly commandInfo(type).size of them). Return the packet's header: pass it to
   // appendBytes / appendSharedBytes / addSharedBytes / tagBytes. Protected: apps record typed packets.
   PacketHeader& addBytes(uint64_t keyBits, CommandType type, std::span<const std::byte> payload,
-                         std::span<const std::byte> aux);
+                         std::span<const std::byte> aux, PassId pass = {});
   PacketHeader& appendBytes(PacketHeader& previous, CommandType type, std::span<const std::byte> payload,
                             std::span<const std::byte> aux);
   PacketHeader& createSharedBytes(CommandType type, std::span<const std::byte> payload,
                                   std::span<const std::byte> aux);
-  PacketHeader& addSharedBytes(uint64_t keyBits, const PacketHeader& shared);
+  PacketHeader& addSharedBytes(uint64_t keyBits, const PacketHeader& shared, PassId pass = {});
   // A reference to a shared packet inside a chain, after `previous` (a material pass expanded by the
   // render thread puts the key's packets there, MaterialBinder).
   PacketHeader& appendSharedBytes(PacketHeader& previous, const PacketHeader& shared);
@@ -283,10 +285,11 @@ class CommandBucketBase {
   void tagBytes(PacketHeader& packet, SourceLocation where, std::string_view message);
 
   uint32_t allocatePacket(uint32_t payloadBytes, uint32_t auxBytes, CommandType type);
-  uint32_t addPacket(uint64_t keyBits, uint32_t payloadBytes, uint32_t auxBytes, CommandType type) {
+  uint32_t addPacket(uint64_t keyBits, PassId pass, uint32_t payloadBytes, uint32_t auxBytes,
+                     CommandType type) {
     ThreadCursor& cursor = cursorFor();
     const uint32_t offset = allocateIn(cursor, payloadBytes, auxBytes, static_cast<uint16_t>(type));
-    pushKey(cursor, keyBits, offset);
+    pushKey(cursor, keyBits, pass, offset);
     return offset;
   }
   template <typename T>
@@ -329,10 +332,11 @@ class CommandBucketBase {
     }
     return offset;
   }
-  void pushKey(ThreadCursor& cursor, uint64_t keyBits, uint32_t packet) {
+  void pushKey(ThreadCursor& cursor, uint64_t keyBits, PassId pass, uint32_t packet) {
     if (cursor.keyPos == cursor.keyEnd) refillKeys(cursor);
     const uint32_t index = cursor.keyPos++;
-    *current_->keys.at<KeyEntry>(index * static_cast<uint32_t>(sizeof(KeyEntry))) = KeyEntry{keyBits, packet, 1};
+    *current_->keys.at<KeyEntry>(index * static_cast<uint32_t>(sizeof(KeyEntry))) =
+        KeyEntry{keyBits, packet, pass.value, 1};
   }
   void refillPackets(ThreadCursor& cursor, uint32_t need);
   void refillKeys(ThreadCursor& cursor);
@@ -369,20 +373,34 @@ class CommandBucket final : public CommandBucketBase {
       : CommandBucketBase(std::move(name), Traits::kName, config) {}
 
   // Records a packet under `key`; its fields start zeroed. `auxBytes` of auxiliary data follow it.
+  // With a pass: the key sorts inside that declared pass of the frame (bucket_order.h), which the renderer
+  // begins before it and ends after the pass's last key.
   template <SortedCommand T>
   T& add(Key key, uint32_t auxBytes = 0) {
-    return *construct<T>(addPacket(Traits::toBits(key), sizeof(T), auxBytes, T::kType), auxBytes);
+    return add<T>(PassId{}, key, auxBytes);
+  }
+  template <SortedCommand T>
+  T& add(PassId pass, Key key, uint32_t auxBytes = 0) {
+    return *construct<T>(addPacket(Traits::toBits(key), pass, sizeof(T), auxBytes, T::kType), auxBytes);
   }
   // add() with auxiliary data copied in.
   template <SortedCommand T>
   T& addWithData(Key key, const void* data, uint32_t bytes) {
-    T& packet = add<T>(key, bytes);
+    return addWithData<T>(PassId{}, key, data, bytes);
+  }
+  template <SortedCommand T>
+  T& addWithData(PassId pass, Key key, const void* data, uint32_t bytes) {
+    T& packet = add<T>(pass, key, bytes);
     std::memcpy(aux(packet).data(), data, bytes);
     return packet;
   }
   template <SortedCommand T>
   PacketHeader& addShared(Key key, const T& shared) {
     return CommandBucketBase::addShared(Traits::toBits(key), shared);
+  }
+  template <SortedCommand T>
+  PacketHeader& addShared(PassId pass, Key key, const T& shared) {
+    return CommandBucketBase::addShared(Traits::toBits(key), shared, pass);
   }
 
   std::span<const KeyFieldLayout> keyLayout() const override { return Traits::layout(); }

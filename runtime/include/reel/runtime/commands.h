@@ -23,6 +23,7 @@ enum class CommandCategory : uint8_t {
   Create,       // resource requests about one kind of resource (CommandSemantics::resource), whose
   Destroy,      // handle is the packet's first field
   Write,        //
+  DeclarePass,  // a pass of the frame, by id (the `pass` field): a request, applied in request order
   BeginPass,    // opens the render pass into its `target`
   EndPass,      //
   SetState,     // sets bound state (CommandSemantics::state says which part)
@@ -51,7 +52,7 @@ struct CommandSemantics {
 
   // Resource requests are applied in request order around a frame's sorted commands.
   constexpr CommandQueue queue() const {
-    return category <= CommandCategory::Write ? CommandQueue::Resource : CommandQueue::Sorted;
+    return category <= CommandCategory::DeclarePass ? CommandQueue::Resource : CommandQueue::Sorted;
   }
   friend constexpr bool operator==(const CommandSemantics&, const CommandSemantics&) = default;
 };
@@ -72,6 +73,7 @@ constexpr CommandSemantics writes(ResourceKind kind) {
 constexpr CommandSemantics sets(StateScope scope) {
   return {CommandCategory::SetState, ResourceKind::Count, scope};
 }
+inline constexpr CommandSemantics declaresPass{CommandCategory::DeclarePass};
 inline constexpr CommandSemantics beginsPass{CommandCategory::BeginPass};
 inline constexpr CommandSemantics endsPass{CommandCategory::EndPass};
 inline constexpr CommandSemantics draws{CommandCategory::Draw};
@@ -110,6 +112,8 @@ constexpr bool fieldsFitSemantics(const CommandSemantics& s, std::span<const Fie
     case CommandCategory::Write:
       return !fields.empty() && fields[0].offset == 0 && detail::isHandleOf(fields, 0, s.resource) &&
              s.state == StateScope::None;
+    case CommandCategory::DeclarePass:
+      return detail::isU32(fields, findFieldIndex(fields, "pass")) && fields[0].offset == 0;
     case CommandCategory::BeginPass:
       return detail::isHandleOf(fields, findFieldIndex(fields, "target"), ResourceKind::RenderTarget);
     case CommandCategory::SetState:

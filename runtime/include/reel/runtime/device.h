@@ -92,8 +92,12 @@ class Device {
   //     them and neither reports nor counts anything); startJobRange(); the job's own packets; leaveJob()
   //   endJobs()          render thread, once every job has left: joins the jobs' work in job order
   // Between enterJob and leaveJob the job's thread may call execute() (dispatchPacket) on the device.
-  virtual uint32_t jobCapacity() const { return 1; }
-  virtual void beginJobs(uint32_t count) { (void)count; }
+  virtual uint32_t jobCapacity() const {
+    return 1;
+  }
+  virtual void beginJobs(uint32_t count) {
+    (void)count;
+  }
   void enterJob(uint32_t job);
   virtual void startJobRange() {}
   void leaveJob();
@@ -119,13 +123,20 @@ class Device {
   void assertOwnerThread(const char* call) const;
 
  protected:
+  // Also the renderer's, for what it finds wrong in a frame before the device sees it (a pass declared
+  // out of order, keys naming a pass the frame did not declare): tools collect one list of errors.
+  friend class Renderer;
   void reportError(std::string message);
   // The job the calling thread is in on this device (enterJob), or kNoJob.
   static constexpr uint32_t kNoJob = UINT32_MAX;
   uint32_t currentJob() const;
   // enterJob / leaveJob's device side, on the job's thread.
-  virtual void beginJob(uint32_t job) { (void)job; }
-  virtual void endJob(uint32_t job) { (void)job; }
+  virtual void beginJob(uint32_t job) {
+    (void)job;
+  }
+  virtual void endJob(uint32_t job) {
+    (void)job;
+  }
 
  private:
   std::atomic<std::thread::id> owner_{};

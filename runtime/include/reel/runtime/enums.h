@@ -7,12 +7,25 @@
 
 namespace reel {
 
-#define REEL_ENUM_NAMES(Enum, ...)                                        \
-  inline constexpr const char* k##Enum##Names[] = {__VA_ARGS__};         \
-  constexpr std::span<const char* const> enumNames(Enum) { return k##Enum##Names; }
+#define REEL_ENUM_NAMES(Enum, ...)                               \
+  inline constexpr const char* k##Enum##Names[] = {__VA_ARGS__}; \
+  constexpr std::span<const char* const> enumNames(Enum) {       \
+    return k##Enum##Names;                                       \
+  }
 
-enum class Format : uint8_t { Undefined, RGBA8Unorm, BGRA8Unorm, RGBA8Srgb, RGBA16Float, RGBA32Float, R32Float,
-                              RG32Float, RGB32Float, D32Float, D24UnormS8 };
+enum class Format : uint8_t {
+  Undefined,
+  RGBA8Unorm,
+  BGRA8Unorm,
+  RGBA8Srgb,
+  RGBA16Float,
+  RGBA32Float,
+  R32Float,
+  RG32Float,
+  RGB32Float,
+  D32Float,
+  D24UnormS8
+};
 REEL_ENUM_NAMES(Format, "undefined", "rgba8_unorm", "bgra8_unorm", "rgba8_srgb", "rgba16_float",
                 "rgba32_float", "r32_float", "rg32_float", "rgb32_float", "d32_float", "d24_unorm_s8")
 
@@ -47,6 +60,10 @@ REEL_ENUM_NAMES(AddressMode, "repeat", "clamp_to_edge", "mirrored_repeat")
 
 enum class LoadOp : uint8_t { Clear, Load, DontCare };
 REEL_ENUM_NAMES(LoadOp, "clear", "load", "dont_care")
+
+// The queue a declared pass prefers (PassDesc::queue).
+enum class QueueClass : uint8_t { Graphics, AsyncCompute, Transfer };
+REEL_ENUM_NAMES(QueueClass, "graphics", "async_compute", "transfer")
 
 // Bit flags are stored as plain integers; these name the bits.
 namespace buffer_usage {

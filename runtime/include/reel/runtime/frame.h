@@ -94,7 +94,14 @@ struct FrameView {
   // After the stable sort; sorted[i].value is mergedPackets[sorted[i].sequence], carried through the
   // sort so that the render thread reads packet offsets in sorted order, not at random.
   std::span<const SortEntry> sorted;
-  uint64_t sortedOrderHash = 0;           // FNV-1a of the sorted sequence numbers
+  uint64_t sortedOrderHash = 0;  // FNV-1a of the sorted sequence numbers
+  // Each key's sort prefix (bucket_order.h: its declared pass and its bucket's order), indexed by
+  // SortEntry::sequence; empty when every key has the same one, `uniformPrefix`.
+  std::span<const uint32_t> prefixes;
+  uint32_t uniformPrefix = 0;
+  uint16_t passOf(uint32_t sequence) const {
+    return passOfPrefix(prefixes.empty() ? uniformPrefix : prefixes[sequence]);
+  }
   detail::FrameRecord* record = nullptr;  // the renderer's: what lease() holds
 
   // Render thread, inside FrameObserver::onFrame: keeps this frame's streams (requests, buckets) for

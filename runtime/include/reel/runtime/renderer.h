@@ -123,6 +123,8 @@ class WorkerPool;      // worker_pool.h: the render workers
 class JobPlanner;      // translation_jobs.h: job ranges and the state each starts from
 class RadixSorter;     // radix_sort.h: the frame's sort, parallel when large
 class InstanceMerger;  // instance_merge.h: runs of draws folded into instanced draws
+class SortPrefixes;    // radix_sort.h: each key's pass and bucket order
+class DeclaredPasses;  // declared_passes.h: the frame's passes, begun and ended around their keys
 struct InstanceMergeCursor;
 
 class Renderer {
@@ -251,7 +253,8 @@ class Renderer {
   // Render thread only: reused every frame so that a steady state allocates nothing.
   std::vector<uint32_t> mergedPackets_;
   std::vector<uint16_t> mergedBuckets_;
-  std::vector<uint8_t> mergedOrders_;  // each merged key's BucketOrder; empty when all buckets share one
+  std::unique_ptr<SortPrefixes> prefixes_;  // each merged key's pass and bucket order
+  std::unique_ptr<DeclaredPasses> passes_;
   std::vector<SortEntry> sortEntries_;
   std::vector<uint32_t> deferredDestroys_;
   LiveResources live_;

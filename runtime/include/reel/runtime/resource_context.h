@@ -80,6 +80,13 @@ class ResourceContext {
   template <ResourceKind K>
   bool destroy(Handle<K> handle);
 
+  // Declares the next pass of the frame being recorded (bgfx's views; docs/passes-and-graph.md): the
+  // renderer begins it before the first sorted key that names it (CommandBucket::add(pass, key)) and ends
+  // it after the last, so the pass's packets need no BeginRenderPass / EndRenderPass of their own. Passes
+  // run in declaration order; ids restart at 0 every frame. A pass no key names still begins and ends (a
+  // clear). Returns PassId{} (no pass) once a frame has declared PassId::kMaxPasses.
+  PassId declarePass(std::string_view name, const PassDesc& desc);
+
   // Records a request read from a trace, as it was recorded: a create adopts the handle the trace
   // names (so the trace's packets need no remapping), a destroy retires it. `payload` must be the
   // command's size. Returns an error, and records nothing, when the handle cannot be adopted or
@@ -115,6 +122,7 @@ class ResourceContext {
   std::mutex mutex_;
   std::array<std::unique_ptr<RequestStream>, kMaxFramesInFlight + 1 + kMaxObserverRetainedFrames> streams_;
   RequestStream* current_ = nullptr;
+  uint32_t passesDeclared_ = 0;  // in the frame being recorded
 };
 
 }  // namespace reel

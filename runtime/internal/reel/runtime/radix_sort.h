@@ -14,11 +14,40 @@ namespace reel {
 // Sorts `entries` in place; `scratch` is resized to match and reused between calls.
 // Returns the number of digit passes that ran.
 //
-// With `majorBySequence` (one byte per entry, indexed by SortEntry::sequence), entries sort by
-// (majorBySequence[sequence], key): the renderer's bucket order (BucketOrder) as one more digit above the
-// key's, a pass that runs only when two entries differ in it. Empty: by key alone.
+// With `majorBySequence` (24 bits per entry, indexed by SortEntry::sequence), entries sort by
+// (majorBySequence[sequence], key): the frame's sort prefix (bucket_order.h: pass, then bucket order) as
+// three more 8-bit digits above the key's, each a pass that runs only when two entries differ in it.
+// Empty: by key alone.
 int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
-              std::span<const uint8_t> majorBySequence = {});
+              std::span<const uint32_t> majorBySequence = {});
+
+// A frame's sort prefixes (bucket_order.h), key by key in merge order, stored only once two differ: a
+// frame of one pass and one bucket order sorts by key alone and costs no prefix array.
+class SortPrefixes {
+ public:
+  void clear() {
+    values_.clear();
+    count_ = 0;
+  }
+  void push(uint32_t prefix) {
+    if (count_++ == 0) {
+      first_ = prefix;
+    } else if (!values_.empty()) {
+      values_.push_back(prefix);
+    } else if (prefix != first_) {
+      values_.assign(count_ - 1, first_);
+      values_.push_back(prefix);
+    }
+  }
+  // What radixSort takes: empty when every key has the same prefix.
+  std::span<const uint32_t> bySequence() const { return values_; }
+  uint32_t of(uint32_t sequence) const { return values_.empty() ? first_ : values_[sequence]; }
+
+ private:
+  std::vector<uint32_t> values_;
+  size_t count_ = 0;
+  uint32_t first_ = 0;
+};
 
 class WorkerPool;
 
@@ -38,7 +67,7 @@ class RadixSorter {
                        size_t minKeysPerThread = kMinKeysPerThread)
       : pool_(pool), parallelMinKeys_(parallelMinKeys), minKeysPerThread_(minKeysPerThread) {}
   // One caller at a time (the render thread); the pool must be free. As radixSort.
-  int sort(std::span<SortEntry> entries, std::span<const uint8_t> majorBySequence = {});
+  int sort(std::span<SortEntry> entries, std::span<const uint32_t> majorBySequence = {});
 
  private:
   WorkerPool* pool_;

@@ -120,6 +120,9 @@ class BucketRecord {
 
   size_t keyCount() const { return keys_.size(); }
   uint64_t key(size_t i) const { return keys_[i]; }
+  // The declared pass key i names (PassId::value; kNone in a trace before 1.5).
+  uint16_t pass(size_t i) const { return passes_.empty() ? PassId::kNone : passes_[i]; }
+  bool namesPasses() const { return !passes_.empty(); }
   std::span<const uint64_t> keys() const { return keys_; }
   size_t chainLength(size_t key) const { return chainStart_[key + 1] - chainStart_[key]; }
   size_t linkCount() const { return linkBody_.size(); }
@@ -149,6 +152,7 @@ class BucketRecord {
 
   detail::UninitBuffer<uint64_t> keys_;        // unshuffled from the message
   detail::UninitBuffer<uint32_t> chainStart_;  // keyCount + 1 prefix sums of the chain lengths
+  std::span<const uint16_t> passes_;           // empty: none
   std::span<const uint32_t> linkBody_;
   std::span<const uint32_t> linkTag_;
   std::span<const uint16_t> bodyType_;

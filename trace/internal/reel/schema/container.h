@@ -38,8 +38,10 @@ namespace reel::schema {
 //        too short; older traces have neither and read as before.
 //   1.4  the KeyFrame message (trace.fbs): the live resources again at later frames. A 1.3 reader skips
 //        the unknown kind (with its warning for a newer minor) and replays from the capture start.
+//   1.5  Bucket.passes and the DeclarePass request: declared passes. A 1.4 reader ignores the column,
+//        so a frame with declared passes sorts differently there, which its order-hash check reports.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 4;
+inline constexpr uint16_t kFormatMinor = 5;
 
 inline constexpr char kFileIdentifier[] = "REEL";
 

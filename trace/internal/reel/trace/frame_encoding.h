@@ -38,6 +38,7 @@ struct GatheredBucket {
   bool retained = false;  // markRetained
   uint64_t layout = 0;    // a hash of body types, aux sizes and key count: what prediction requires equal
   std::vector<uint64_t> keys;
+  std::vector<uint16_t> passes;  // per key (PassId::value); empty when no key names a pass
   std::vector<uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
   std::vector<uint16_t> bodyType;
   schema::ColumnGroups payloadGroups, auxGroups;

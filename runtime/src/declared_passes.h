@@ -1,0 +1,76 @@
+#pragma once
+// The render thread's declared passes (ResourceContext::declarePass, docs/passes-and-graph.md): the table
+// a frame's DeclarePass requests build, where each pass's keys begin in sorted order, and the cursor with
+// which translation begins and ends them.
+//
+// Passes sort by id (bucket_order.h), so pass p's keys are the sorted range [start(p), start(p + 1)); a
+// pass no key names has an empty range and still begins and ends there (a clear). Keys that name no pass
+// come after start(count()). A pass with a target begins as a BeginRenderPass (and the SetViewport /
+// SetScissor its PassDesc asks for) and ends as an EndRenderPass, dispatched to the device like recorded
+// packets but never in a bucket: observers, captures and packet counts (stopAfterPackets) see the frame
+// as recorded. A pass without a target groups its keys and begins nothing.
+//
+// Wide translation: a job translates the keys [first, end) and dispatches the pass events at the
+// positions first..end-1 (and at end when it ends the frame), except the end of a pass that ends at
+// first: the job before ended it (Device::endJob closes an open pass). A pass open across first is begun
+// again on the job's replayed state (resumeAt), before the replayed packets recorded inside it.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "reel/runtime/commands.h"
+#include "reel/runtime/device.h"
+#include "reel/runtime/sort_entry.h"
+
+namespace reel {
+
+class SortPrefixes;
+
+class DeclaredPasses {
+ public:
+  static constexpr size_t kNone = SIZE_MAX;
+
+  void clear();
+  // Request order. Returns an error message (and ignores the request) for an id out of sequence.
+  std::string declare(const cmd::DeclarePass& packet);
+  size_t count() const { return passes_.size(); }
+  const PassDesc& desc(size_t pass) const { return passes_[pass]; }
+
+  // After the sort. Returns how many keys name a pass the frame did not declare (they run after the
+  // declared passes, outside any).
+  size_t locate(std::span<const SortEntry> sorted, const SortPrefixes& prefixes);
+  size_t start(size_t pass) const { return starts_[pass]; }
+
+  void begin(Device& device, size_t pass) const;
+  void end(Device& device, size_t pass) const;
+
+ private:
+  std::vector<PassDesc> passes_;
+  std::vector<size_t> starts_;  // count() + 1 entries once located
+};
+
+// One translating thread's walk over the pass boundaries of its keys.
+class PassCursor {
+ public:
+  PassCursor(const DeclaredPasses& passes, Device& device, size_t first);
+  // The pass open across `first`, begun by an earlier job: kNone when the range starts outside one.
+  size_t resumed() const { return open_; }
+  // The next key position at which a pass begins or ends; kNone when none follows.
+  size_t nextEvent() const { return next_; }
+  // Dispatches the events at `position` (ends, then empty passes, then a begin), in pass order.
+  void at(size_t position);
+
+ private:
+  void findNext();
+
+  const DeclaredPasses& passes_;
+  Device& device_;
+  size_t open_ = DeclaredPasses::kNone;
+  size_t toBegin_ = 0;  // the first pass not begun yet
+  size_t next_ = DeclaredPasses::kNone;
+};
+
+}  // namespace reel

@@ -1,0 +1,26 @@
+#pragma once
+// The passes a recorded frame declares (format 1.5): its DeclarePass requests, by pass id, as this
+// build's packets, with their names. What the renderer builds from the same requests when the frame
+// replays (declared_passes.h in the runtime), for the tools that read a frame without replaying it:
+// which target each pass renders into, what `reel dump` and the viewer name a pass.
+//
+// A request out of sequence (an id other than the next) is left out, as the renderer ignores it; a
+// trace whose DeclarePass this build cannot replay (CommandMap) declares nothing here.
+
+#include <string_view>
+#include <vector>
+
+#include "reel/runtime/commands.h"
+#include "reel/trace/command_map.h"
+#include "reel/trace/records.h"
+
+namespace reel::trace {
+
+struct DeclaredPass {
+  PassDesc desc;
+  std::string_view name;  // into the frame's request data
+};
+
+std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const CommandMap& commands);
+
+}  // namespace reel::trace
