@@ -16,17 +16,9 @@ using reel::DrawKey;
 using reel::Translucency;
 namespace cmd = reel::cmd;
 
-// What orders the frame: the key's top field.
+// The passes order the frame (Scene::record declares them); inside each, a key's viewport field is its
+// pass's, and layers order what the pass draws.
 constexpr uint32_t kComputeViewport = 0, kOffscreenViewport = 1, kFrameViewport = 2;
-
-// A pass begins with a command in layer 0 and ends with one after every draw of its viewport (the last
-// layer, the last translucency group, the highest priority), so its draws in layers 1-14 fall between.
-DrawKey passBegin(uint32_t viewport) {
-  return DrawKey::command(viewport, 0, Translucency::Opaque, 100);
-}
-DrawKey passEnd(uint32_t viewport) {
-  return DrawKey::command(viewport, 15, Translucency::Subtractive, UINT32_MAX);
-}
 
 struct ComputePush {
   uint32_t count;
@@ -50,23 +42,14 @@ cmd::PushConstants& appendPush(reel::CommandBucket<DrawKey>& bucket, Previous& p
   return push;
 }
 
-// A pass over the whole target: BeginRenderPass with its viewport and scissor chained under the begin key,
-// and EndRenderPass under the end key. The draws go in between, in any bucket, from any thread.
-void recordPass(reel::CommandBucket<DrawKey>& bucket, uint32_t viewport, reel::RenderTargetHandle target,
-                uint32_t width, uint32_t height, const float (&clear)[4], const char* label) {
-  auto& begin = bucket.add<cmd::BeginRenderPass>(passBegin(viewport));
-  begin.target = target;
-  begin.colorLoad = reel::LoadOp::Clear;
-  std::memcpy(begin.clearColor, clear, sizeof clear);
-  REEL_TAG(bucket, &begin, label);
-  auto& area = bucket.append<cmd::SetViewport>(&begin);
-  area.width = float(width);
-  area.height = float(height);
-  area.maxDepth = 1.0f;
-  auto& scissor = bucket.append<cmd::SetScissor>(&area);
-  scissor.width = width;
-  scissor.height = height;
-  bucket.add<cmd::EndRenderPass>(passEnd(viewport));
+// A pass that clears its whole target. The renderer begins it before the first key that names it and
+// ends it after the last, whichever buckets and threads recorded them.
+reel::PassDesc clearingPass(reel::RenderTargetHandle target, const float (&clear)[4]) {
+  reel::PassDesc pass{};
+  pass.target = target;
+  pass.colorLoad = reel::LoadOp::Clear;
+  std::memcpy(pass.clearColor, clear, sizeof clear);
+  return pass;
 }
 
 reel::PipelineDesc graphicsPipeline(reel::ShaderHandle vertex, reel::ShaderHandle fragment,
@@ -141,6 +124,14 @@ Scene::Scene(reel::Renderer& renderer)
 
 void Scene::record(uint64_t frame) {
   const float time = float(frame) / 30.0f;  // the animation clock is the frame number, never the wall
+  // The frame's passes, in the order they run: the simulation (no target: a compute pass), the particles
+  // into the offscreen texture, then the frame image.
+  reel::ResourceContext& r = renderer_.resources();
+  reel::PassDesc simulation{};
+  simulation.queue = reel::QueueClass::AsyncCompute;
+  computePass_ = r.declarePass("particles: compute", simulation);
+  offscreenPass_ = r.declarePass("offscreen pass", clearingPass(offscreen_, {0.05f, 0.04f, 0.12f, 1.0f}));
+  framePass_ = r.declarePass("frame pass", clearingPass(frame_, {0.0f, 0.0f, 0.0f, 1.0f}));
   std::thread effects([this, time] { recordEffects(time); });
   std::vector<std::thread> tiles;
   constexpr uint32_t kTiles = kTileColumns * kTileRows;
@@ -157,8 +148,8 @@ void Scene::record(uint64_t frame) {
 // The dispatch, then the offscreen pass that draws what it wrote. The device puts the barriers between
 // them (compute write -> vertex read, color attachment -> sampled) from the sorted packets.
 void Scene::recordEffects(float time) {
-  auto& bind =
-      effects_.add<cmd::BindPipeline>(DrawKey::command(kComputeViewport, 0, Translucency::Opaque, 0));
+  auto& bind = effects_.add<cmd::BindPipeline>(
+      computePass_, DrawKey::command(kComputeViewport, 0, Translucency::Opaque, 0));
   bind.pipeline = compute_;
   REEL_TAG(effects_, &bind, "particles: compute");
   auto& storage = effects_.append<cmd::BindStorageBuffer>(&bind);
@@ -169,11 +160,8 @@ void Scene::recordEffects(float time) {
   dispatch.groupsX = (kParticles + 63) / 64;
   dispatch.groupsY = dispatch.groupsZ = 1;
 
-  const float clear[4] = {0.05f, 0.04f, 0.12f, 1.0f};
-  recordPass(effects_, kOffscreenViewport, offscreen_, kOffscreenSize, kOffscreenSize, clear,
-             "offscreen pass");
-  auto& draw =
-      effects_.add<cmd::BindPipeline>(DrawKey::draw(kOffscreenViewport, 1, Translucency::Normal, {1, 0}, 0));
+  auto& draw = effects_.add<cmd::BindPipeline>(
+      offscreenPass_, DrawKey::draw(kOffscreenViewport, 1, Translucency::Normal, {1, 0}, 0));
   draw.pipeline = particles_;
   auto& read = effects_.append<cmd::BindStorageBuffer>(&draw);
   read.slot = 0;
@@ -200,20 +188,18 @@ void Scene::recordTiles(reel::CommandBucket<DrawKey>& bucket, uint32_t first, ui
     tile.color[1] = 0.5f + 0.5f * std::sin(phase + 2.1f);
     tile.color[2] = 0.5f + 0.5f * std::sin(phase + 4.2f);
     tile.color[3] = 0.25f;
-    auto& bind =
-        bucket.add<cmd::BindPipeline>(DrawKey::draw(kFrameViewport, 2, Translucency::Normal, {3, 0}, i));
+    auto& bind = bucket.add<cmd::BindPipeline>(
+        framePass_, DrawKey::draw(kFrameViewport, 2, Translucency::Normal, {3, 0}, i));
     bind.pipeline = tile_;
     auto& push = appendPush(bucket, bind, tile);
     bucket.append<cmd::Draw>(&push).vertexCount = 6;
   }
 }
 
-// The frame pass and its full-screen triangle, which samples the offscreen texture.
+// The frame pass's full-screen triangle, which samples the offscreen texture.
 void Scene::recordFramePass(float time) {
-  const float clear[4] = {0.0f, 0.0f, 0.0f, 1.0f};
-  recordPass(main_, kFrameViewport, frame_, kWidth, kHeight, clear, "frame pass");
-  auto& bind =
-      main_.add<cmd::BindPipeline>(DrawKey::draw(kFrameViewport, 1, Translucency::Opaque, {2, 0}, 0));
+  auto& bind = main_.add<cmd::BindPipeline>(
+      framePass_, DrawKey::draw(kFrameViewport, 1, Translucency::Opaque, {2, 0}, 0));
   bind.pipeline = composite_;
   auto& texture = main_.append<cmd::BindTexture>(&bind);
   texture.slot = 0;

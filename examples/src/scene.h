@@ -53,6 +53,7 @@ class Scene {
   reel::BufferHandle particleBuffer_;
   reel::TextureHandle offscreenColor_, frameColor_;
   reel::RenderTargetHandle offscreen_, frame_;
+  reel::PassId computePass_, offscreenPass_, framePass_;  // this frame's, declared by record()
   reel::SamplerHandle sampler_;
 };
 

@@ -67,52 +67,51 @@ class ImageWriter {
   std::thread thread_;
 };
 
-// A pass over the frame image for each view, and the HUD: the app's own commands.
-void recordPasses(CommandBucket<DrawKey>& main, RenderTargetHandle target, const std::vector<View>& views) {
+// A pass over the frame image for each view, in key-viewport order, after the scenes' own passes; each
+// view's label as a debug label around what its scene records there.
+void declareViewPasses(FrameRecorder& recorder, RenderTargetHandle target, const std::vector<View>& views) {
   bool first = true;
   for (const View& view : views) {
-    auto& begin = main.add<cmd::BeginRenderPass>(keys::passBegin(view.keyViewport));
-    begin.target = target;
+    PassDesc desc;
+    desc.target = target;
     // The first pass clears the whole image; the others keep what earlier views drew.
-    begin.colorLoad = first ? LoadOp::Clear : LoadOp::Load;
-    begin.depthLoad = first ? LoadOp::Clear : LoadOp::Load;
+    desc.colorLoad = first ? LoadOp::Clear : LoadOp::Load;
+    desc.depthLoad = first ? LoadOp::Clear : LoadOp::Load;
     const float clear[4] = {0.03f, 0.03f, 0.05f, 1.0f};
-    std::memcpy(begin.clearColor, clear, sizeof clear);
-    begin.clearDepth = 1.0f;
-    REEL_TAG(main, &begin, view.label);
+    std::memcpy(desc.clearColor, clear, sizeof clear);
+    desc.clearDepth = 1.0f;
+    const float viewport[4] = {float(view.x), float(view.y), float(view.width), float(view.height)};
+    std::memcpy(desc.viewport, viewport, sizeof viewport);
+    const uint32_t scissor[4] = {uint32_t(view.x), uint32_t(view.y), view.width, view.height};
+    std::memcpy(desc.scissor, scissor, sizeof scissor);
     first = false;
-    auto& viewport = main.append<cmd::SetViewport>(&begin);
-    viewport.x = float(view.x);
-    viewport.y = float(view.y);
-    viewport.width = float(view.width);
-    viewport.height = float(view.height);
-    viewport.maxDepth = 1.0f;
-    auto& scissor = main.append<cmd::SetScissor>(&viewport);
-    scissor.x = view.x;
-    scissor.y = view.y;
-    scissor.width = view.width;
-    scissor.height = view.height;
+    const PassId pass = recorder.resources().declarePass(*view.label ? view.label : "view", desc);
+    recorder.setViewPass(view.keyViewport, pass);
+
+    CommandBucket<DrawKey>& main = recorder.main();
     const size_t labelBytes = std::strlen(view.label);
-    auto& marker = main.append<cmd::DebugMarkerBegin>(&scissor, static_cast<uint32_t>(labelBytes));
+    auto& marker = main.add<cmd::DebugMarkerBegin>(pass, keys::viewStart(view.keyViewport),
+                                                   static_cast<uint32_t>(labelBytes));
     std::memcpy(main.aux(marker).data(), view.label, labelBytes);
     const float color[4] = {0.3f, 0.6f, 1.0f, 1.0f};
     std::memcpy(marker.color, color, sizeof color);
-
-    auto& end = main.add<cmd::EndRenderPass>(keys::passEnd(view.keyViewport));
-    main.append<cmd::DebugMarkerEnd>(&end);
+    main.add<cmd::DebugMarkerEnd>(pass, keys::viewEnd(view.keyViewport));
   }
 }
 
+// The HUD's pass, the frame's last: over the whole image.
+PassId declareHudPass(ResourceContext& resources, RenderTargetHandle target, bool clear) {
+  PassDesc desc;
+  desc.target = target;
+  desc.colorLoad = clear ? LoadOp::Clear : LoadOp::Load;
+  desc.depthLoad = clear ? LoadOp::Clear : LoadOp::Load;
+  desc.clearDepth = 1.0f;
+  return resources.declarePass("hud", desc);
+}
+
 // A progress bar along the bottom of the frame: which frame of a 120-frame cycle this is.
-void recordHud(CommandBucket<DrawKey>& main, RenderTargetHandle target, const Assets& assets, uint64_t frame,
-               bool clear) {
+void recordHud(CommandBucket<DrawKey>& main, PassId pass, const Assets& assets, uint64_t frame) {
   const uint32_t vp = viewport::kHud;
-  auto& begin = main.add<cmd::BeginRenderPass>(keys::passBegin(vp));
-  begin.target = target;
-  begin.colorLoad = clear ? LoadOp::Clear : LoadOp::Load;
-  begin.depthLoad = clear ? LoadOp::Clear : LoadOp::Load;
-  begin.clearDepth = 1.0f;
-  main.add<cmd::EndRenderPass>(keys::passEnd(vp));
   const float progress = float(frame % 120) / 119.0f;
   const SpritePush bars[] = {
       {{0, 0.97f, 2.0f, 0.04f}, {0, 0, 0, 0.5f}, {0, 0, 0, 0}},
@@ -121,7 +120,7 @@ void recordHud(CommandBucket<DrawKey>& main, RenderTargetHandle target, const As
   uint32_t order = 0;
   for (const SpritePush& bar : bars) {
     auto& pipeline =
-        main.add<cmd::BindPipeline>(DrawKey::draw(vp, 1, Translucency::Normal, {1, 0}, 1000 - order++));
+        main.add<cmd::BindPipeline>(pass, DrawKey::draw(vp, 1, Translucency::Normal, {1, 0}, 1000 - order++));
     pipeline.pipeline = assets.sprite[static_cast<uint32_t>(BlendMode::Alpha)];
     auto& texture = main.append<cmd::BindTexture>(&pipeline);
     texture.texture = assets.texture(TextureId::White);
@@ -290,9 +289,11 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       }
       const uint64_t frame = renderer.recordingFrame();
       FrameRecorder recorder(frame, resources, main, workers, pool);
-      recordPasses(main, target, views);
+      scene->declarePasses(recorder);
+      declareViewPasses(recorder, target, views);
+      const PassId hud = declareHudPass(resources, target, views.empty());
       scene->record(recorder);
-      recordHud(main, target, assets, frame, views.empty());
+      recordHud(main, hud, assets, frame);
       if (sink && frame >= o.saveFirst && frame <= o.saveLast) {
         device->requestReadback(color, frame, [&](Result<ReadbackImage> image) {
           if (!image) {

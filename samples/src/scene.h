@@ -4,18 +4,19 @@
 // destroys its resources at the end. It uses only the runtime's public API: ResourceContext, buckets of
 // DrawKey, and commands.
 //
-// Frame layout by DrawKey viewport (the key's top field, so it orders the whole frame):
-//   0  compute work (dispatches that later passes read)
-//   1  offscreen passes (the post scene renders its scene here)
-//   2  cubes   3 transparency   4 post   5 compute   6 stress   - one view each on the frame image
-//   7  HUD over the whole frame
-// Scenes outside `default` reuse these: passes draws in the cubes view; deferred keeps its G-buffer,
-// lighting dispatch and post chain in viewport 1 (each pass in layers of its own, deferred.cpp) and
-// composites in the post view.
-// Inside a view's viewport: layer 0 holds commands (uniform uploads at priority 10, the app's
-// BeginRenderPass at 100, the scene's view state at 200), layers 1..14 the draws, and the app's
-// EndRenderPass is a command in the last group (layer 15, subtractive), after every draw.
+// Frame layout: declared passes (ResourceContext::declarePass), which run in the order they are declared
+// and begin and end around the keys that name them:
+//   1. the scenes' own passes (Scene::declarePasses): compute's particle simulation, post's offscreen
+//      scene and glow blit, deferred's G-buffer, lighting and post chain
+//   2. one pass per view on the frame image, in key-viewport order (FrameRecorder::viewPass):
+//      2 cubes   3 transparency   4 post   5 compute   6 stress
+//   3. the HUD over the whole frame (key viewport 7)
+// Scenes outside `default` reuse the views: passes draws in the cubes view; deferred composites in the
+// post view. Inside a pass, keys keep their viewport field and order by layer: layer 0 holds commands
+// (uniform uploads at priority 10, the view's debug label at 100, the scene's view state at 200), layers
+// 1..14 the draws, and the label's end is a command in the last group (layer 15, subtractive).
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <span>
@@ -45,13 +46,13 @@ namespace keys {
 inline DrawKey uploads(uint32_t viewport) {
   return DrawKey::command(viewport, 0, Translucency::Opaque, 10);
 }
-inline DrawKey passBegin(uint32_t viewport) {
+inline DrawKey viewStart(uint32_t viewport) {
   return DrawKey::command(viewport, 0, Translucency::Opaque, 100);
 }
 inline DrawKey viewSetup(uint32_t viewport) {
   return DrawKey::command(viewport, 0, Translucency::Opaque, 200);
 }
-inline DrawKey passEnd(uint32_t viewport) {
+inline DrawKey viewEnd(uint32_t viewport) {
   return DrawKey::command(viewport, 15, Translucency::Subtractive, UINT32_MAX);
 }
 }  // namespace keys
@@ -84,6 +85,9 @@ class FrameRecorder {
   ResourceContext& resources() { return resources_; }
   CommandBucket<DrawKey>& main() { return main_; }  // the kick thread's bucket
   uint32_t workerCount() const { return static_cast<uint32_t>(workers_.size()); }
+  // This frame's pass for the view of that key viewport (declared by the app after the scenes' own).
+  PassId viewPass(uint32_t keyViewport) const { return viewPasses_[keyViewport]; }
+  void setViewPass(uint32_t keyViewport, PassId pass) { viewPasses_[keyViewport] = pass; }
 
   // Calls fn(bucket, begin, end) on every recording thread for its contiguous share of [0, count) and
   // waits. Thread i records into worker bucket i: the renderer merges buckets in creation order, so the
@@ -96,6 +100,7 @@ class FrameRecorder {
   CommandBucket<DrawKey>& main_;
   std::span<CommandBucket<DrawKey>* const> workers_;
   WorkerPool& pool_;
+  std::array<PassId, 8> viewPasses_{};  // by key viewport (3 bits)
 };
 
 class Scene {
@@ -103,6 +108,9 @@ class Scene {
   virtual ~Scene() = default;
   // `view`: where the scene draws (the composite "default" scene splits it among its parts).
   virtual void create(const SceneSetup& setup, const View& view) = 0;
+  // Declares the passes the scene runs before the views, in order (none by default). Called every frame
+  // before record(), and before the app declares the view passes.
+  virtual void declarePasses(FrameRecorder& recorder) { (void)recorder; }
   virtual void record(FrameRecorder& recorder) = 0;
   virtual void destroy(ResourceContext& resources) = 0;
   // The views on the frame image that the app opens a render pass for.

@@ -27,8 +27,9 @@ inline BufferHandle createUniformBuffer(ResourceContext& resources, uint64_t siz
 
 // Uploads per-frame uniforms as the packet's auxiliary data, before the view's pass begins.
 inline void recordUniforms(CommandBucket<DrawKey>& bucket, uint32_t viewport, BufferHandle buffer,
-                           const CameraUniforms& uniforms) {
-  auto& update = bucket.addWithData<cmd::UpdateBuffer>(keys::uploads(viewport), &uniforms, sizeof uniforms);
+                           const CameraUniforms& uniforms, PassId pass = {}) {
+  auto& update =
+      bucket.addWithData<cmd::UpdateBuffer>(pass, keys::uploads(viewport), &uniforms, sizeof uniforms);
   update.buffer = buffer;
   REEL_TAG(bucket, &update, "camera uniforms");
 }

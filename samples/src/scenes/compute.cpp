@@ -47,6 +47,13 @@ class Compute final : public Scene {
 
   void views(std::vector<View>& out) const override { out.push_back(view_); }
 
+  // The simulation, before the view that draws what it wrote.
+  void declarePasses(FrameRecorder& recorder) override {
+    PassDesc simulation;  // no target: a compute pass
+    simulation.queue = QueueClass::AsyncCompute;
+    simulationPass_ = recorder.resources().declarePass("compute: particles", simulation);
+  }
+
   void record(FrameRecorder& recorder) override {
     const float t = recorder.time();
     if (recorder.frame() > 0 && recorder.frame() % 60 == 0) {
@@ -55,9 +62,8 @@ class Compute final : public Scene {
     }
     auto& main = recorder.main();
 
-    // The dispatch, before any pass of the frame.
-    auto& pipeline =
-        main.add<cmd::BindPipeline>(DrawKey::command(viewport::kComputeWork, 0, Translucency::Opaque, 0));
+    auto& pipeline = main.add<cmd::BindPipeline>(
+        simulationPass_, DrawKey::command(viewport::kComputeWork, 0, Translucency::Opaque, 0));
     pipeline.pipeline = compute_;
     REEL_TAG(main, &pipeline, "compute: particles");
     auto& storage = main.append<cmd::BindStorageBuffer>(&pipeline);
@@ -70,7 +76,8 @@ class Compute final : public Scene {
 
     // In the view: a dim background, then the particles the dispatch wrote.
     const uint32_t vp = view_.keyViewport;
-    auto& bg = main.add<cmd::BindPipeline>(DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, 0));
+    const PassId viewPass = recorder.viewPass(vp);
+    auto& bg = main.add<cmd::BindPipeline>(viewPass, DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, 0));
     bg.pipeline = background_;
     auto& bgTexture = main.append<cmd::BindTexture>(&bg);
     bgTexture.texture = assets_->texture(TextureId::Noise);
@@ -79,7 +86,8 @@ class Compute final : public Scene {
     auto& bgPush = appendPush(main, bgTexture, full);
     main.append<cmd::Draw>(&bgPush).vertexCount = 6;
 
-    auto& particles = main.add<cmd::BindPipeline>(DrawKey::draw(vp, 2, Translucency::Normal, {2, 0}, 0));
+    auto& particles =
+        main.add<cmd::BindPipeline>(viewPass, DrawKey::draw(vp, 2, Translucency::Normal, {2, 0}, 0));
     particles.pipeline = draw_;
     auto& read = main.append<cmd::BindStorageBuffer>(&particles);
     read.slot = 0;
@@ -101,6 +109,7 @@ class Compute final : public Scene {
   uint32_t baseCount_ = 0, count_ = 0;
   PipelineHandle compute_, draw_, background_;
   BufferHandle particles_;
+  PassId simulationPass_;  // this frame's (declarePasses)
 };
 
 }  // namespace

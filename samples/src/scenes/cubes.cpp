@@ -58,10 +58,11 @@ class Cubes final : public Scene {
     camera.viewProj = Mat4::perspective(1.0f, view_.aspect(), 0.1f, farZ) * view_matrix_;
     camera.params[0] = t;
     auto& main = recorder.main();
-    recordUniforms(main, vp, camera_, camera);
+    pass_ = recorder.viewPass(vp);
+    recordUniforms(main, vp, camera_, camera, pass_);
 
     // View state, once: every cube shares the mesh and the camera.
-    auto& uniform = main.add<cmd::BindUniformBuffer>(keys::viewSetup(vp));
+    auto& uniform = main.add<cmd::BindUniformBuffer>(pass_, keys::viewSetup(vp));
     uniform.slot = 0;
     uniform.buffer = camera_;
     auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
@@ -102,7 +103,7 @@ class Cubes final : public Scene {
 
     const uint32_t depth = DrawKey::quantizeDepth(viewDepth01(view_matrix_, position, farZ));
     PacketHeader& ref = bucket.addShared(
-        DrawKey::draw(view_.keyViewport, 1, Translucency::Opaque, {material + 1, 0}, depth), header);
+        pass_, DrawKey::draw(view_.keyViewport, 1, Translucency::Opaque, {material + 1, 0}, depth), header);
     auto& texture = bucket.append<cmd::BindTexture>(ref);
     texture.slot = 0;
     texture.texture = assets_->texture(kMaterials[material].texture);
@@ -119,6 +120,7 @@ class Cubes final : public Scene {
   PipelineHandle pipelines_[2];
   BufferHandle camera_;
   Mat4 view_matrix_;
+  PassId pass_;  // this frame's view pass
 };
 
 }  // namespace

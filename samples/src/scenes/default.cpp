@@ -28,6 +28,9 @@ class Default final : public Scene {
     }
   }
 
+  void declarePasses(FrameRecorder& recorder) override {
+    for (auto& scene : scenes_) scene->declarePasses(recorder);
+  }
   void record(FrameRecorder& recorder) override {
     for (auto& scene : scenes_) scene->record(recorder);
   }

@@ -7,15 +7,10 @@
 // visible to every stage) and write storage buffers that later draws read; the lit image is a buffer,
 // not an image, because there are no storage images.
 //
-// Key layout. Every offscreen pass shares viewport 1 (the offscreen viewport), each in its own layers,
-// since the key's viewport field has no value left for a pass of its own:
-//   layer 0 commands   uploads (10), G-buffer begin (100), view state (200)
-//   layer 1 draws      the G-buffer's objects, by material then front to back
-//   layer 2 commands   G-buffer end + the lighting dispatch (0), bright pass begin (100)
-//   layer 3 draws      bright pass
-//   layer 4 commands   bright pass end (0), blur begin (100)
-//   layer 5 draws      blur
-//   layer 6 commands   blur end
+// Passes: the scene declares its four offscreen passes (G-buffer, lighting in compute, bright pass, blur)
+// and names one in each key; the renderer begins and ends them, in declaration order, before the app's
+// view passes. Inside each, keys keep the offscreen viewport (1) and order by layer as before: uploads
+// and view state are layer-0 commands, draws layers 1, 3 and 5.
 // The composite draws in the view's viewport (4, the post view's: this scene is not part of `default`),
 // inside the pass the app opens on the frame image.
 #include <algorithm>
@@ -203,6 +198,7 @@ class Deferred final : public Scene {
   void record(FrameRecorder& recorder) override {
     const float t = recorder.time();
     auto& main = recorder.main();
+    viewPass_ = recorder.viewPass(view_.keyViewport);
     recordGBuffer(main, t);
     recordLighting(main);
     recordPostChain(main);
@@ -216,15 +212,27 @@ class Deferred final : public Scene {
     return DrawKey::command(kVp, layer, Translucency::Opaque, priority);
   }
 
-  cmd::BeginRenderPass& beginPass(CommandBucket<DrawKey>& main, DrawKey key, RenderTargetHandle target,
-                                  const char* tag) {
-    auto& begin = main.add<cmd::BeginRenderPass>(key);
-    begin.target = target;
+  // The offscreen passes, in the order they run; the renderer begins and ends each around its keys.
+  // The composite draws in the app's view pass on the frame image, declared after these.
+  void declarePasses(FrameRecorder& recorder) override {
+    ResourceContext& resources = recorder.resources();
+    PassDesc gbuffer;
+    gbuffer.target = gbuffer_;
+    gbuffer.colorLoad = LoadOp::Clear;
+    gbuffer.depthLoad = LoadOp::Clear;
+    gbuffer.clearDepth = 1.0f;  // clear color 0: albedo alpha 0 is no geometry, the lighting draws sky there
+    gbufferPass_ = resources.declarePass("deferred: G-buffer", gbuffer);
+    PassDesc lighting;  // no target: a compute pass
+    lighting.queue = QueueClass::AsyncCompute;
+    lightingPass_ = resources.declarePass("deferred: lighting (compute)", lighting);
     // The full-screen passes write every pixel: nothing to load or clear.
-    begin.colorLoad = LoadOp::DontCare;
-    begin.depthLoad = LoadOp::DontCare;
-    REEL_TAG(main, &begin, tag);
-    return begin;
+    PassDesc fullScreen;
+    fullScreen.colorLoad = LoadOp::DontCare;
+    fullScreen.depthLoad = LoadOp::DontCare;
+    fullScreen.target = brightTarget_;
+    brightPass_ = resources.declarePass("deferred: bright pass", fullScreen);
+    fullScreen.target = blurTarget_;
+    blurPass_ = resources.declarePass("deferred: blur", fullScreen);
   }
 
   void recordGBuffer(CommandBucket<DrawKey>& main, float t) {
@@ -233,7 +241,7 @@ class Deferred final : public Scene {
     CameraUniforms camera;
     camera.viewProj = Mat4::perspective(0.9f, float(width_) / float(height_), 0.1f, kFar) * view;
     camera.params[0] = t;
-    recordUniforms(main, kVp, camera_, camera);
+    recordUniforms(main, kVp, camera_, camera, gbufferPass_);
 
     LightingUniforms lighting;
     lighting.eye[0] = eye.x, lighting.eye[1] = eye.y, lighting.eye[2] = eye.z;
@@ -249,20 +257,12 @@ class Deferred final : public Scene {
       l.color[3] = 3.0f;
       lightPositions_[i] = {l.position[0], l.position[1], l.position[2]};
     }
-    auto& upload = main.addWithData<cmd::UpdateBuffer>(keys::uploads(kVp), &lighting, sizeof lighting);
+    auto& upload =
+        main.addWithData<cmd::UpdateBuffer>(gbufferPass_, keys::uploads(kVp), &lighting, sizeof lighting);
     upload.buffer = lighting_;
     REEL_TAG(main, &upload, "deferred: lights");
 
-    const float clear[4] = {0, 0, 0, 0};  // albedo alpha 0: no geometry, the lighting draws sky there
-    auto& begin = main.add<cmd::BeginRenderPass>(keys::passBegin(kVp));
-    begin.target = gbuffer_;
-    begin.colorLoad = LoadOp::Clear;
-    begin.depthLoad = LoadOp::Clear;
-    std::memcpy(begin.clearColor, clear, sizeof clear);
-    begin.clearDepth = 1.0f;
-    REEL_TAG(main, &begin, "deferred: G-buffer");
-
-    auto& uniform = main.add<cmd::BindUniformBuffer>(keys::viewSetup(kVp));
+    auto& uniform = main.add<cmd::BindUniformBuffer>(gbufferPass_, keys::viewSetup(kVp));
     uniform.slot = 0;
     uniform.buffer = camera_;
     auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
@@ -318,8 +318,8 @@ class Deferred final : public Scene {
                               : material <= kTextureKinds ? kTextures[material - 1]
                                                           : TextureId::White;
     const uint32_t depth = DrawKey::quantizeDepth(viewDepth01(view, position, kFar));
-    auto& bind =
-        main.add<cmd::BindTexture>(DrawKey::draw(kVp, 1, Translucency::Opaque, {material + 1, 0}, depth));
+    auto& bind = main.add<cmd::BindTexture>(
+        gbufferPass_, DrawKey::draw(kVp, 1, Translucency::Opaque, {material + 1, 0}, depth));
     bind.slot = 0;
     bind.texture = assets_->texture(texture);
     bind.sampler = assets_->linearRepeat;
@@ -328,9 +328,8 @@ class Deferred final : public Scene {
   }
 
   void recordLighting(CommandBucket<DrawKey>& main) {
-    // The dispatch samples the G-buffer: its pass must have ended first, in the same chain.
-    auto& end = main.add<cmd::EndRenderPass>(command(2, 0));
-    auto& pipeline = main.append<cmd::BindPipeline>(&end);
+    // The dispatch samples the G-buffer: a pass of its own, after the G-buffer's.
+    auto& pipeline = main.add<cmd::BindPipeline>(lightingPass_, command(2, 0));
     pipeline.pipeline = lightPipeline_;
     REEL_TAG(main, &pipeline, "deferred: lighting (compute)");
     cmd::BindTexture* previous = nullptr;
@@ -358,30 +357,28 @@ class Deferred final : public Scene {
 
   void recordPostChain(CommandBucket<DrawKey>& main) {
     // Bright pass: reads the lit buffer that the dispatch wrote.
-    beginPass(main, command(2, 100), brightTarget_, "deferred: bright pass");
-    auto& bright = main.add<cmd::BindPipeline>(DrawKey::draw(kVp, 3, Translucency::Opaque, {1, 0}, 0));
+    auto& bright =
+        main.add<cmd::BindPipeline>(brightPass_, DrawKey::draw(kVp, 3, Translucency::Opaque, {1, 0}, 0));
     bright.pipeline = brightPipeline_;
     auto& brightInput = main.append<cmd::BindStorageBuffer>(&bright);
     brightInput.slot = 0;
     brightInput.buffer = lit_;
     auto& brightPush = appendPush(main, brightInput, BrightPush{{width_, height_}, 0.9f, 0});
     main.append<cmd::Draw>(&brightPush).vertexCount = 3;
-    main.add<cmd::EndRenderPass>(command(4, 0));
 
     // Vertical blur of the bright pass.
-    beginPass(main, command(4, 100), blurTarget_, "deferred: blur");
-    auto& blur = main.add<cmd::BindPipeline>(DrawKey::draw(kVp, 5, Translucency::Opaque, {1, 0}, 0));
+    auto& blur =
+        main.add<cmd::BindPipeline>(blurPass_, DrawKey::draw(kVp, 5, Translucency::Opaque, {1, 0}, 0));
     blur.pipeline = blurPipeline_;
     auto& blurInput = main.append<cmd::BindTexture>(&blur);
     blurInput.slot = 0;
     blurInput.texture = bright_;
     blurInput.sampler = assets_->linearClamp;
     main.append<cmd::Draw>(&blurInput).vertexCount = 3;
-    main.add<cmd::EndRenderPass>(command(6, 0));
 
     // Composite, in the view on the frame image.
-    auto& composite =
-        main.add<cmd::BindPipeline>(DrawKey::draw(view_.keyViewport, 1, Translucency::Opaque, {1, 0}, 0));
+    auto& composite = main.add<cmd::BindPipeline>(
+        viewPass_, DrawKey::draw(view_.keyViewport, 1, Translucency::Opaque, {1, 0}, 0));
     composite.pipeline = compositePipeline_;
     auto& litInput = main.append<cmd::BindStorageBuffer>(&composite);
     litInput.slot = 0;
@@ -407,6 +404,8 @@ class Deferred final : public Scene {
   Shaders shaders_;
   TextureHandle albedo_, normal_, position_, depth_, bright_, blurred_;
   RenderTargetHandle gbuffer_, brightTarget_, blurTarget_;
+  PassId gbufferPass_, lightingPass_, brightPass_, blurPass_;  // this frame's (declarePasses)
+  PassId viewPass_;
   BufferHandle lit_, camera_, lighting_;
   PipelineHandle objectsPipeline_, lightPipeline_, brightPipeline_, blurPipeline_, compositePipeline_;
   Vec3 lightPositions_[kMaxLights];

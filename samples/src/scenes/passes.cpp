@@ -77,9 +77,10 @@ class Passes final : public Scene {
     CameraUniforms camera;
     camera.viewProj = Mat4::perspective(1.0f, view_.aspect(), 0.1f, farZ) * view;
     camera.params[0] = t;
-    recordUniforms(main, vp, camera_, camera);
+    const PassId pass = recorder.viewPass(vp);
+    recordUniforms(main, vp, camera_, camera, pass);
 
-    auto& uniform = main.add<cmd::BindUniformBuffer>(keys::viewSetup(vp));
+    auto& uniform = main.add<cmd::BindUniformBuffer>(pass, keys::viewSetup(vp));
     uniform.slot = 0;
     uniform.buffer = camera_;
     auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
@@ -99,7 +100,7 @@ class Passes final : public Scene {
       std::memcpy(push.tint, tint, sizeof tint);
       const uint32_t depth = DrawKey::quantizeDepth(viewDepth01(view, position, farZ));
       auto& constants = main.addWithData<cmd::PushConstants>(
-          DrawKey::draw(vp, 1, Translucency::Opaque, {kMaterial, 0}, depth), &push, sizeof push);
+          pass, DrawKey::draw(vp, 1, Translucency::Opaque, {kMaterial, 0}, depth), &push, sizeof push);
       main.append<cmd::DrawIndexed>(&constants).indexCount = Assets::kCubeIndexCount;
     }
   }

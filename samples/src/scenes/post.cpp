@@ -1,6 +1,6 @@
-// post: a small scene rendered into an offscreen target (key viewport 1), blitted down to a half-size
-// copy, then a full-screen pass that samples both into the view, with an overlay layer of alpha-blended
-// panels on top.
+// post: a small scene rendered into an offscreen target (a declared pass), blitted down to a half-size
+// copy (a declared transfer pass), then a full-screen pass that samples both into the view, with an
+// overlay layer of alpha-blended panels on top.
 #include "assets.h"
 #include "scene_util.h"
 
@@ -68,7 +68,8 @@ class Post final : public Scene {
 
     // The full-screen pass in the view: samples the offscreen image and its half-size copy.
     const uint32_t vp = view_.keyViewport;
-    auto& bind = main.add<cmd::BindPipeline>(DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, 0));
+    const PassId viewPass = recorder.viewPass(vp);
+    auto& bind = main.add<cmd::BindPipeline>(viewPass, DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, 0));
     bind.pipeline = post_;
     auto& scene = main.append<cmd::BindTexture>(&bind);
     scene.slot = 0;
@@ -94,8 +95,8 @@ class Post final : public Scene {
     };
     uint32_t order = 0;
     for (const SpritePush& p : panels) {
-      auto& overlay =
-          main.add<cmd::BindPipeline>(DrawKey::draw(vp, 14, Translucency::Normal, {2, 0}, 1000 - order++));
+      auto& overlay = main.add<cmd::BindPipeline>(
+          viewPass, DrawKey::draw(vp, 14, Translucency::Normal, {2, 0}, 1000 - order++));
       overlay.pipeline = assets_->sprite[static_cast<uint32_t>(BlendMode::Alpha)];
       auto& tex = main.append<cmd::BindTexture>(&overlay);
       tex.slot = 0;
@@ -105,25 +106,35 @@ class Post final : public Scene {
     }
   }
 
+  // Two passes before the views: the scene into the offscreen target, then a transfer pass that shrinks
+  // it into the glow texture.
+  void declarePasses(FrameRecorder& recorder) override {
+    ResourceContext& resources = recorder.resources();
+    PassDesc scene;
+    scene.target = target_;
+    scene.colorLoad = LoadOp::Clear;
+    scene.depthLoad = LoadOp::Clear;
+    const float clear[4] = {0.08f, 0.1f, 0.2f, 1.0f};
+    std::memcpy(scene.clearColor, clear, sizeof clear);
+    scene.clearDepth = 1.0f;
+    offscreenPass_ = resources.declarePass("post: offscreen pass", scene);
+    PassDesc shrink;
+    shrink.queue = QueueClass::Transfer;
+    glowPass_ = resources.declarePass("post: glow", shrink);
+  }
+
  private:
   void recordOffscreen(CommandBucket<DrawKey>& main, float t) {
+    const PassId pass = offscreenPass_;
     const uint32_t vp = viewport::kOffscreen;
     const Vec3 eye{6.0f * std::sin(t * 0.3f), 2.5f, 6.0f * std::cos(t * 0.3f)};
     const Mat4 view = Mat4::lookAt(eye, {0, 0, 0}, {0, 1, 0});
     CameraUniforms camera;
     camera.viewProj = Mat4::perspective(0.9f, float(width_) / float(height_), 0.1f, 30.0f) * view;
     camera.params[0] = t;
-    recordUniforms(main, vp, camera_, camera);
+    recordUniforms(main, vp, camera_, camera, pass);
 
-    auto& begin = main.add<cmd::BeginRenderPass>(keys::passBegin(vp));
-    begin.target = target_;
-    begin.colorLoad = LoadOp::Clear;
-    begin.depthLoad = LoadOp::Clear;
-    const float clear[4] = {0.08f, 0.1f, 0.2f, 1.0f};
-    std::memcpy(begin.clearColor, clear, sizeof clear);
-    begin.clearDepth = 1.0f;
-    REEL_TAG(main, &begin, "post: offscreen pass");
-    auto& uniform = main.append<cmd::BindUniformBuffer>(&begin);
+    auto& uniform = main.add<cmd::BindUniformBuffer>(pass, keys::viewSetup(vp));
     uniform.buffer = camera_;
     auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
     vertices.buffer = assets_->cubeVertices;
@@ -141,16 +152,15 @@ class Post final : public Scene {
       const float tint[4] = {0.6f + 0.4f * hash01(i, 9), 0.6f + 0.4f * hash01(i, 10), 1.0f, 1.0f};
       std::memcpy(push.tint, tint, sizeof tint);
       const uint32_t depth = DrawKey::quantizeDepth(viewDepth01(view, position, 30.0f));
-      auto& texture = main.add<cmd::BindTexture>(DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, depth));
+      auto& texture =
+          main.add<cmd::BindTexture>(pass, DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, depth));
       texture.texture = assets_->texture(i % 2 ? TextureId::Rings : TextureId::Noise);
       texture.sampler = assets_->linearRepeat;
       auto& constants = appendPush(main, texture, push);
       main.append<cmd::DrawIndexed>(&constants).indexCount = Assets::kCubeIndexCount;
     }
 
-    // End the pass, then shrink the image into the glow texture: commands after every draw.
-    auto& end = main.add<cmd::EndRenderPass>(keys::passEnd(vp));
-    auto& blit = main.append<cmd::BlitTexture>(&end);
+    auto& blit = main.add<cmd::BlitTexture>(glowPass_, keys::uploads(vp));
     blit.source = color_;
     blit.destination = glow_;
     const int32_t source[4] = {0, 0, int32_t(width_), int32_t(height_)};
@@ -165,6 +175,7 @@ class Post final : public Scene {
   uint32_t width_ = 0, height_ = 0;
   TextureHandle color_, depth_, glow_;
   RenderTargetHandle target_;
+  PassId offscreenPass_, glowPass_;  // this frame's (declarePasses)
   PipelineHandle cubes_, post_;
   BufferHandle camera_;
 };

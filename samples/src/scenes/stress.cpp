@@ -77,6 +77,7 @@ StressDraw StressScene::draw(uint32_t i, float time) const {
 
 void StressScene::record(FrameRecorder& recorder) {
   const float t = recorder.time();
+  const PassId pass = recorder.viewPass(view_.keyViewport);
   recorder.parallel(count_, [&](CommandBucket<DrawKey>& bucket, uint32_t begin, uint32_t end) {
     cmd::BindPipeline* headers[kPipelines];
     for (uint32_t p = 0; p < kPipelines; ++p) {
@@ -85,7 +86,7 @@ void StressScene::record(FrameRecorder& recorder) {
     }
     for (uint32_t i = begin; i < end; ++i) {
       const StressDraw d = draw(i, t);
-      PacketHeader& ref = bucket.addShared(d.key, *headers[d.pipeline]);
+      PacketHeader& ref = bucket.addShared(pass, d.key, *headers[d.pipeline]);
       auto& texture = bucket.append<cmd::BindTexture>(ref);
       texture.texture = textures_[d.texture];
       texture.sampler = assets_->linearClamp;

@@ -45,6 +45,7 @@ class Transparency final : public Scene {
   void record(FrameRecorder& recorder) override {
     const float t = recorder.time();
     const uint32_t vp = view_.keyViewport;
+    pass_ = recorder.viewPass(vp);
     auto& main = recorder.main();
     if (recorder.frame() > 0 && recorder.frame() % 16 == 0) {
       // The old texture may still be drawn this frame: the runtime destroys it after the frame's commands.
@@ -100,7 +101,7 @@ class Transparency final : public Scene {
 
   void recordSprite(CommandBucket<DrawKey>& bucket, DrawKey key, PipelineHandle pipeline,
                     TextureHandle texture, const SpritePush& push) {
-    auto& bind = bucket.add<cmd::BindPipeline>(key);
+    auto& bind = bucket.add<cmd::BindPipeline>(pass_, key);
     bind.pipeline = pipeline;
     auto& tex = bucket.append<cmd::BindTexture>(&bind);
     tex.texture = texture;
@@ -113,6 +114,7 @@ class Transparency final : public Scene {
 
   const Assets* assets_ = nullptr;
   View view_;
+  PassId pass_;  // this frame's view pass
   uint32_t count_ = 0;
   PipelineHandle opaque_, pipelines_[4];
   TextureHandle pattern_;
