@@ -111,15 +111,14 @@ class Bench {
   void frame() {
     const uint64_t n = renderer_->recordingFrame();
     samples::FrameRecorder recorder(n, renderer_->resources(), *main_, workers_, *pool_);
+    scene_->declarePasses(recorder);
     for (const View& view : views_) {
-      auto& begin = main_->add<cmd::BeginRenderPass>(samples::keys::passBegin(view.keyViewport));
-      begin.target = target_;
-      begin.clearDepth = 1.0f;
-      auto& viewport = main_->append<cmd::SetViewport>(&begin);
-      viewport.width = float(view.width);
-      viewport.height = float(view.height);
-      viewport.maxDepth = 1.0f;
-      main_->add<cmd::EndRenderPass>(samples::keys::passEnd(view.keyViewport));
+      PassDesc pass;
+      pass.target = target_;
+      pass.clearDepth = 1.0f;
+      pass.viewport[2] = float(view.width);
+      pass.viewport[3] = float(view.height);
+      recorder.setViewPass(view.keyViewport, renderer_->resources().declarePass("view", pass));
     }
     scene_->record(recorder);
     renderer_->kick();
