@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "model/frame_passes.h"
 #include "model/frame_scan.h"
 #include "model/frame_stats.h"
 #include "model/frame_table.h"
@@ -190,6 +191,39 @@ TEST_P(ViewerTraces, ImagePanelEqualsReelReplayStopAt) {
 INSTANTIATE_TEST_SUITE_P(Traces, ViewerTraces, ::testing::ValuesIn(traceNames()),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ViewerTraces);
+
+// The passes tab's model on the deferred scene's declared passes: each pass's name and what its render
+// graph says it waits for, from what the passes' packets bind, copy and draw into.
+TEST(ViewerPasses, TheDeferredScenesPassesWaitForWhatTheyRead) {
+  auto doc = TraceDocument::open(tracePath("deferred_declared"));
+  ASSERT_TRUE(doc) << doc.error().message;
+  TraceDocument& d = *doc.value();
+  FrameScanner scanner(d.path(), d.indexSummaries());
+  scanner.wait();
+  auto frame = d.load(0);
+  ASSERT_TRUE(frame) << frame.error().message;
+  const trace::FrameRecord& record = frame.value()->record;
+  const std::vector<PassRow> passes =
+      framePasses(record, d.header(), scannedTargets(scanner, d.header(), record.number));
+  std::vector<std::string> names;
+  for (const PassRow& p : passes) names.push_back(p.name);
+  ASSERT_EQ(names, (std::vector<std::string>{"deferred: G-buffer", "deferred: lighting (compute)",
+                                             "deferred: bright pass", "deferred: blur", "deferred", "hud"}));
+  auto after = [&](size_t pass) { return passes[pass].graph.dependsOn; };
+  EXPECT_EQ(passes[0].graph.writes.size(), 6u)
+      << "three colors and depth, the camera's and the lights' uploads";
+  EXPECT_EQ(after(0), std::vector<uint32_t>{});
+  EXPECT_EQ(after(1), std::vector<uint32_t>{0}) << "lighting samples the G-buffer";
+  EXPECT_EQ(passes[1].desc.queue, QueueClass::AsyncCompute);
+  EXPECT_TRUE(passes[1].desc.target.isNull());
+  EXPECT_EQ(after(2), std::vector<uint32_t>{1}) << "the bright pass reads the lit buffer";
+  EXPECT_EQ(after(3), std::vector<uint32_t>{2}) << "the blur samples the bright pass";
+  const std::vector<uint32_t> composite = after(4);
+  EXPECT_TRUE(std::find(composite.begin(), composite.end(), 1u) != composite.end()) << "the lit buffer";
+  EXPECT_TRUE(std::find(composite.begin(), composite.end(), 3u) != composite.end()) << "the blurred bloom";
+  EXPECT_EQ(after(5), std::vector<uint32_t>{4}) << "the HUD draws over the view's target";
+  for (const PassRow& p : passes) EXPECT_GT(p.graph.packets, 0u) << p.name;
+}
 
 }  // namespace
 }  // namespace reel::viewer::testing

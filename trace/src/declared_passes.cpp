@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "reel/trace/frame_order.h"
+
 namespace reel::trace {
 
 std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const CommandMap& commands) {
@@ -14,6 +16,23 @@ std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const Command
     passes.push_back({declare.desc, {reinterpret_cast<const char*>(r.aux.data()), r.aux.size()}});
   }
   return passes;
+}
+
+FrameGraph frameGraph(const FrameRecord& frame, const CommandMap& commands,
+                      const FrameGraphBuilder::TargetLookup& targetOf) {
+  const std::vector<DeclaredPass> declared = declaredPasses(frame, commands);
+  std::vector<PassDesc> descs;
+  descs.reserve(declared.size());
+  for (const DeclaredPass& pass : declared) descs.push_back(pass.desc);
+  FrameGraphBuilder builder(descs, targetOf);
+  for (const OrderedKey& k : orderFrame(frame).sorted) {
+    const BucketRecord& bucket = frame.buckets[k.bucket];
+    const uint16_t pass = bucket.pass(k.key);
+    if (pass >= declared.size()) continue;
+    bucket.forEachInChain(k.key,
+                          [&](const PacketRecord& p) { builder.add(pass, commands[p.type], p.payload); });
+  }
+  return builder.finish();
 }
 
 }  // namespace reel::trace

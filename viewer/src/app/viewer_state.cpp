@@ -22,6 +22,7 @@ bool ViewerState::openTrace(const std::string& tracePath) {
   keyFilterText.clear();
   filterError.clear();
   stats_.reset();
+  passes_.reset();
   visibleDirty_ = true;
   path = tracePath;
   openError.clear();
@@ -59,6 +60,7 @@ bool ViewerState::selectFrame(size_t index) {
   if (frame() && frame()->index == index) return true;
   selected.reset();
   stats_.reset();
+  passes_.reset();
   visibleDirty_ = true;
   passTargets = {};
   auto loaded = doc->load(index);
@@ -135,6 +137,14 @@ const FrameStats& ViewerState::stats() {
     }
   }
   return *stats_;
+}
+
+const std::vector<PassRow>* ViewerState::passes() {
+  if (passes_) return &*passes_;
+  const LoadedFrame* f = frame();
+  if (!f || !scanner || (!scanner->done() && scanner->scanned() <= f->index)) return nullptr;
+  passes_ = framePasses(f->record, doc->header(), scannedTargets(*scanner, doc->header(), f->record.number));
+  return &*passes_;
 }
 
 void ViewerState::showResource(ResourceRef ref) {

@@ -14,6 +14,7 @@
 
 #include "app/options.h"
 #include "model/filter.h"
+#include "model/frame_passes.h"
 #include "model/frame_scan.h"
 #include "model/frame_stats.h"
 #include "model/render_targets.h"
@@ -74,6 +75,9 @@ class ViewerState {
   std::optional<size_t> selectedVisiblePosition();
 
   const FrameStats& stats();  // computed for the frame on first use
+  // The frame's declared passes and render graph, once the background scan has read the resources up to
+  // this frame (the graph needs the render targets' attachments); null until then.
+  const std::vector<PassRow>* passes();
 
   // ---- resources ----
   std::optional<ResourceRef> selectedResource;
@@ -111,6 +115,7 @@ class ViewerState {
   std::vector<uint32_t> visible_;
   bool visibleDirty_ = true;
   std::optional<FrameStats> stats_;
+  std::optional<std::vector<PassRow>> passes_;
 };
 
 }  // namespace reel::viewer

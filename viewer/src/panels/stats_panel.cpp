@@ -76,9 +76,73 @@ void StatsPanel::draw(ViewerState& state, const PanelLayout& layout) {
       }
       ImGui::EndTabItem();
     }
+    if (ImGui::BeginTabItem("passes")) {
+      drawPasses(state);
+      ImGui::EndTabItem();
+    }
     ImGui::EndTabBar();
   }
   ImGui::End();
+}
+
+void StatsPanel::drawPasses(ViewerState& state) {
+  const std::vector<PassRow>* passes = state.passes();
+  if (!passes) {
+    ImGui::TextDisabled("reading the frames up to this one (the passes' targets)");
+    return;
+  }
+  if (passes->empty()) {
+    ImGui::TextDisabled("the frame declares no pass (its passes, if any, are packets)");
+    return;
+  }
+  size_t edges = 0;
+  for (const PassRow& p : *passes) edges += p.graph.dependsOn.size();
+  ImGui::TextDisabled("%zu passes in the order they run, on one queue (graphics); %zu dependencies",
+                      passes->size(), edges);
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable("passes", 8, flags)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("#");
+  ImGui::TableSetupColumn("pass");
+  ImGui::TableSetupColumn("target");
+  ImGui::TableSetupColumn("prefers");
+  ImGui::TableSetupColumn("packets");
+  ImGui::TableSetupColumn("reads");
+  ImGui::TableSetupColumn("writes");
+  ImGui::TableSetupColumn("after");
+  ImGui::TableHeadersRow();
+  for (size_t i = 0; i < passes->size(); ++i) {
+    const PassRow& p = (*passes)[i];
+    ImGui::PushID(static_cast<int>(i));
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", i);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(p.name.c_str());
+    ImGui::TableNextColumn();
+    if (p.desc.target.isNull()) {
+      ImGui::TextDisabled("none");
+    } else {
+      resourceLink(state, ResourceKind::RenderTarget, p.desc.target.value);
+    }
+    ImGui::TableNextColumn();
+    const auto queues = enumNames(QueueClass{});
+    const auto queue = static_cast<size_t>(p.desc.queue);
+    ImGui::TextUnformatted(queue < queues.size() ? queues[queue] : "?");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(formatCount(p.graph.packets).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", p.graph.reads.size());
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", p.graph.writes.size());
+    ImGui::TableNextColumn();
+    std::string after;
+    for (const uint32_t d : p.graph.dependsOn) after += (after.empty() ? "" : ", ") + std::to_string(d);
+    ImGui::TextUnformatted(after.empty() ? "-" : after.c_str());
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
 }
 
 void StatsPanel::drawFrameChart(ViewerState& state) {

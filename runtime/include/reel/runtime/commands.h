@@ -49,6 +49,15 @@ struct CommandSemantics {
   CommandCategory category;
   ResourceKind resource = ResourceKind::Count;  // for Create, Destroy, Write
   StateScope state = StateScope::None;          // for SetState
+  // SetState: what it binds, shaders may write (a storage buffer); other bound resources are only read.
+  // (A transfer reads its `source` and writes its other handles; a pass writes its target.)
+  bool shaderWritable = false;
+
+  constexpr CommandSemantics writable() const {
+    CommandSemantics s = *this;
+    s.shaderWritable = true;
+    return s;
+  }
 
   // Resource requests are applied in request order around a frame's sorted commands.
   constexpr CommandQueue queue() const {

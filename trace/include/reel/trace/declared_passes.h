@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "reel/runtime/commands.h"
+#include "reel/runtime/frame_graph.h"
 #include "reel/trace/command_map.h"
 #include "reel/trace/records.h"
 
@@ -22,5 +23,10 @@ struct DeclaredPass {
 };
 
 std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const CommandMap& commands);
+
+// The frame's render graph (frame_graph.h) from its declared passes and its sorted packets; a packet this
+// build cannot replay (CommandMap) adds nothing.
+FrameGraph frameGraph(const FrameRecord& frame, const CommandMap& commands,
+                      const FrameGraphBuilder::TargetLookup& targetOf);
 
 }  // namespace reel::trace

@@ -1,0 +1,72 @@
+#pragma once
+// A frame's render graph (docs/passes-and-graph.md, step 2): what each declared pass reads and writes,
+// and which earlier passes it depends on. Built from the pass table and the frame's sorted packets by
+// what each command declares in commands.inc (its semantics and its field table), with no list of
+// commands of its own:
+//   - a pass with a target writes the target's attachments, and reads those it loads (LoadOp::Load);
+//     so does a BeginRenderPass packet recorded inside a pass;
+//   - a SetState command reads the buffers and textures it binds, and also writes them when its
+//     semantics say writable() (a storage buffer: nothing reflects what a shader writes, so binding one
+//     counts as writing it);
+//   - a Transfer command reads its `source` and writes its other buffers and textures.
+// Pass B depends on an earlier pass A when B reads what A writes (read after write) or writes what A
+// reads or writes. The graph never reorders passes: passes run in declaration order, and what the
+// graph decides (barriers, transient targets, queues) never changes an image.
+//
+// Usage (given std::span<const reel::PassDesc> passes, reel::RenderTargetDesc rt, reel::cmd::BindTexture t):
+//   auto targetOf = [&](reel::RenderTargetHandle) { return std::optional(rt); };
+//   reel::FrameGraphBuilder builder(passes, targetOf);
+//   // Every sorted packet of a declared pass, in order, with the pass its key names:
+//   builder.add(0, t.kType, std::as_bytes(std::span(&t, 1)));
+//   const reel::FrameGraph graph = builder.finish();
+//   const bool afterAnother = !graph.passes.empty() && !graph.passes[0].dependsOn.empty();
+//   (void)afterAnother;
+
+#include <compare>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "reel/runtime/commands.h"
+
+namespace reel {
+
+// A buffer or a texture, by kind and handle value.
+struct GraphResource {
+  ResourceKind kind = ResourceKind::Count;
+  uint32_t handle = 0;
+  friend constexpr auto operator<=>(const GraphResource&, const GraphResource&) = default;
+};
+
+struct GraphPass {
+  std::vector<GraphResource> reads;   // sorted, unique
+  std::vector<GraphResource> writes;  // sorted, unique
+  std::vector<uint32_t> dependsOn;    // earlier passes, ascending
+  uint64_t packets = 0;               // the pass's sorted packets
+};
+
+struct FrameGraph {
+  std::vector<GraphPass> passes;  // by pass id
+};
+
+class FrameGraphBuilder {
+ public:
+  // A render target's attachments; nothing when the handle is not a live target (its pass then writes
+  // nothing the graph can name).
+  using TargetLookup = std::function<std::optional<RenderTargetDesc>(RenderTargetHandle)>;
+
+  FrameGraphBuilder(std::span<const PassDesc> passes, TargetLookup targetOf);
+  // One sorted packet of pass `pass`, as this build's command; packets of other passes are ignored.
+  void add(uint32_t pass, CommandType type, std::span<const std::byte> payload);
+  FrameGraph finish();
+
+ private:
+  void addTarget(GraphPass& pass, RenderTargetHandle target, LoadOp colorLoad, LoadOp depthLoad);
+
+  TargetLookup targetOf_;
+  std::vector<GraphPass> passes_;
+};
+
+}  // namespace reel

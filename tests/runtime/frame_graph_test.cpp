@@ -1,0 +1,114 @@
+// The render graph's read and write sets and its dependencies (frame_graph.h), from packets built here.
+
+#include "reel/runtime/frame_graph.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+namespace reel {
+namespace {
+
+template <typename T>
+std::span<const std::byte> bytes(const T& packet) {
+  return std::as_bytes(std::span(&packet, 1));
+}
+
+GraphResource texture(uint32_t handle) {
+  return {ResourceKind::Texture, handle};
+}
+GraphResource buffer(uint32_t handle) {
+  return {ResourceKind::Buffer, handle};
+}
+
+TEST(FrameGraph, PassesReadAndWriteWhatTheirCommandsDeclareAndDependOnWhatTheyNeed) {
+  // Targets: 1 = G-buffer (textures 11, 12, depth 13), 2 = bright (14), 3 = the frame image (15).
+  std::map<uint32_t, RenderTargetDesc> targets;
+  targets[1] = RenderTargetDesc{2, {TextureHandle{11}, TextureHandle{12}}, TextureHandle{13}};
+  targets[2] = RenderTargetDesc{1, {TextureHandle{14}}, {}};
+  targets[3] = RenderTargetDesc{1, {TextureHandle{15}}, {}};
+  std::vector<PassDesc> passes(5);
+  passes[0].target = RenderTargetHandle{1};  // cleared
+  // passes[1]: compute, no target
+  passes[2].target = RenderTargetHandle{2};
+  passes[2].colorLoad = LoadOp::DontCare;
+  passes[3].target = RenderTargetHandle{3};
+  passes[3].colorLoad = LoadOp::Load;  // reads what it draws over
+  // passes[4]: a transfer pass that nothing else touches
+  FrameGraphBuilder builder(passes, [&](RenderTargetHandle t) -> std::optional<RenderTargetDesc> {
+    auto it = targets.find(t.value);
+    return it == targets.end() ? std::nullopt : std::optional(it->second);
+  });
+
+  cmd::BindUniformBuffer camera{};
+  camera.buffer = BufferHandle{20};
+  builder.add(0, CommandType::BindUniformBuffer, bytes(camera));
+  cmd::UpdateBuffer upload{};
+  upload.buffer = BufferHandle{21};
+  builder.add(0, CommandType::UpdateBuffer, bytes(upload));
+  cmd::Draw draw{};
+  builder.add(0, CommandType::Draw, bytes(draw));
+
+  cmd::BindTexture gbuffer{};
+  gbuffer.texture = TextureHandle{11};
+  builder.add(1, CommandType::BindTexture, bytes(gbuffer));
+  cmd::BindStorageBuffer lit{};
+  lit.buffer = BufferHandle{22};
+  builder.add(1, CommandType::BindStorageBuffer, bytes(lit));
+
+  cmd::BindTexture bright{};
+  bright.texture = TextureHandle{14};
+  builder.add(3, CommandType::BindTexture, bytes(bright));
+  cmd::CopyBuffer copy{};
+  copy.source = BufferHandle{22};
+  copy.destination = BufferHandle{23};
+  builder.add(3, CommandType::CopyBuffer, bytes(copy));
+
+  cmd::UpdateBuffer unrelated{};
+  unrelated.buffer = BufferHandle{30};
+  builder.add(4, CommandType::UpdateBuffer, bytes(unrelated));
+  builder.add(9, CommandType::UpdateBuffer, bytes(unrelated));  // no such pass: ignored
+
+  const FrameGraph graph = builder.finish();
+  ASSERT_EQ(graph.passes.size(), 5u);
+  const GraphPass& g = graph.passes[0];
+  EXPECT_EQ(g.packets, 3u);
+  EXPECT_EQ(g.writes, (std::vector<GraphResource>{buffer(21), texture(11), texture(12), texture(13)}));
+  EXPECT_EQ(g.reads, (std::vector<GraphResource>{buffer(20)})) << "a cleared target is not read";
+  EXPECT_TRUE(g.dependsOn.empty());
+
+  const GraphPass& l = graph.passes[1];
+  EXPECT_EQ(l.reads, (std::vector<GraphResource>{buffer(22), texture(11)}));
+  EXPECT_EQ(l.writes, (std::vector<GraphResource>{buffer(22)})) << "a storage buffer bound is written";
+  EXPECT_EQ(l.dependsOn, (std::vector<uint32_t>{0})) << "it samples the G-buffer";
+
+  EXPECT_EQ(graph.passes[2].writes, (std::vector<GraphResource>{texture(14)}));
+  EXPECT_TRUE(graph.passes[2].dependsOn.empty());
+
+  const GraphPass& v = graph.passes[3];
+  EXPECT_EQ(v.reads, (std::vector<GraphResource>{buffer(22), texture(14), texture(15)}));
+  EXPECT_EQ(v.writes, (std::vector<GraphResource>{buffer(23), texture(15)}))
+      << "a copy writes its destination";
+  EXPECT_EQ(v.dependsOn, (std::vector<uint32_t>{1, 2}));
+
+  EXPECT_EQ(graph.passes[4].writes, (std::vector<GraphResource>{buffer(30)}));
+  EXPECT_TRUE(graph.passes[4].dependsOn.empty());
+  EXPECT_EQ(graph.passes[4].packets, 1u);
+}
+
+TEST(FrameGraph, WritingWhatAnEarlierPassReadsIsADependency) {
+  std::vector<PassDesc> passes(2);
+  FrameGraphBuilder builder(passes, nullptr);
+  cmd::BindTexture read{};
+  read.texture = TextureHandle{5};
+  builder.add(0, CommandType::BindTexture, bytes(read));
+  cmd::CopyTexture overwrite{};
+  overwrite.source = TextureHandle{6};
+  overwrite.destination = TextureHandle{5};
+  builder.add(1, CommandType::CopyTexture, bytes(overwrite));
+  const FrameGraph graph = builder.finish();
+  EXPECT_EQ(graph.passes[1].dependsOn, (std::vector<uint32_t>{0})) << "write after read";
+}
+
+}  // namespace
+}  // namespace reel
