@@ -883,6 +883,37 @@ TEST_F(ReaderTest, AFrameWhoseColumnsDisagreeIsRefusedWithItsLocation) {
                 ": chunk 0: message at offset 0: frame 0: bucket 0: 2 keys but 3 chain lengths");
 }
 
+TEST_F(ReaderTest, APassColumnOfAnotherLengthThanTheKeysIsRefused) {
+  // Format 1.5's pass column names one pass per key: a column of another length is refused, not read past.
+  flatbuffers::FlatBufferBuilder fbb;
+  const uint8_t keys[16] = {1, 2};  // two keys, shuffled
+  const uint32_t lengths[] = {0, 0};
+  const uint16_t passes[] = {0, 1, 2};
+  const auto name = fbb.CreateString("b");
+  const auto keyType = fbb.CreateString("u64");
+  const auto keyColumn = fbb.CreateVector(keys, 16);
+  const auto lengthColumn = fbb.CreateVector(lengths, 2);
+  const auto passColumn = fbb.CreateVector(passes, 3);
+  const auto bucket = fb::CreateBucket(fbb, 0, name, keyType, false, keyColumn, lengthColumn, 0, 0, 0, 0, 0,
+                                       0, 0, 0, 0, 128, 0, 0, 0, 0, passColumn);
+  std::vector<flatbuffers::Offset<fb::Bucket>> buckets{bucket};
+  const auto frame = fb::CreateFrame(fbb, 0, 0, 0, fbb.CreateVector(buckets));
+  fb::MessageBuilder message(fbb);
+  message.add_body_type(fb::Body::Frame);
+  message.add_body(frame.Union());
+  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+  Bytes raw(reinterpret_cast<const std::byte*>(fbb.GetBufferPointer()),
+            reinterpret_cast<const std::byte*>(fbb.GetBufferPointer() + fbb.GetSize()));
+  raw.resize(schema::alignMessage(static_cast<uint64_t>(raw.size())));
+  auto reader = openBytes(concat({std::span(*bytes_).first(headerEnd()), zstdFrame(raw.data(), raw.size())}));
+  ASSERT_TRUE(reader) << reader.error().message;
+  auto read = reader->readFrame(0);
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().message,
+            "t.reel: byte " + std::to_string(headerEnd()) +
+                ": chunk 0: message at offset 0: frame 0: bucket 0: 2 keys but 3 passes");
+}
+
 TEST_F(ReaderTest, AChunkLargerThanAllowedIsRefused) {
   trace::ReaderOptions options;
   options.maxChunkBytes = 1024;  // smaller than the chunks of the reference trace
