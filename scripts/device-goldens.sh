@@ -7,13 +7,8 @@
 # render. Each step's exit code is in OUT/summary.txt. Run from the repository root:
 #   bash scripts/device-goldens.sh BIN OUT
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
-[ -d "$bin/layer" ] && export VK_LAYER_PATH="$bin/layer"
+source "$(dirname "$0")/device-env.sh"
 export REEL_VALIDATE=1
-log() { echo "== $*" | tee -a "$out/summary.txt"; }
 
 log "devices"
 "$bin/reel-sample" --list-devices 2>&1 | tee -a "$out/summary.txt"

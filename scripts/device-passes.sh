@@ -7,12 +7,7 @@
 # exit code is in OUT/summary.txt; OUT/passes.tgz holds everything. Run from the repository root:
 #   bash scripts/device-passes.sh BIN OUT
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
-[ -d "$bin/layer" ] && export VK_LAYER_PATH="$bin/layer"
-log() { echo "== $*" | tee -a "$out/summary.txt"; }
+source "$(dirname "$0")/device-env.sh"
 
 bash scripts/device-goldens.sh "$bin" "$out/goldens"
 cat "$out/goldens/summary.txt" >> "$out/summary.txt"

@@ -11,14 +11,7 @@
 # against the direct-Vulkan loop, medians of 3). scripts/wide-summary.py turns OUT into the table of
 # docs/measurements.
 set -uo pipefail
-bin=$(cd "$1" && pwd)
-out=$2
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
-[ -d "$bin/layer" ] && export VK_LAYER_PATH="$bin/layer"
-# Libraries the benchmarks link that the machine may lack (libbenchmark): BIN/lib.
-[ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH"
-log() { echo "== $*" | tee -a "$out/summary.txt"; }
+source "$(dirname "$0")/device-env.sh"
 
 log "machine"
 { nproc; "$bin/reel-sample" --list-devices; } 2>&1 | tee -a "$out/summary.txt"

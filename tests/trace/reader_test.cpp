@@ -199,6 +199,26 @@ class ReaderTest : public ::testing::Test {
     return out;
   }
 
+  // The error reading the one frame of a trace made of the reference header and a chunk holding a
+  // message of one frame with `bucket`, built in `fbb`.
+  std::string frameError(flatbuffers::FlatBufferBuilder& fbb, flatbuffers::Offset<fb::Bucket> bucket) {
+    std::vector<flatbuffers::Offset<fb::Bucket>> buckets{bucket};
+    const auto frame = fb::CreateFrame(fbb, 0, 0, 0, fbb.CreateVector(buckets));
+    fb::MessageBuilder message(fbb);
+    message.add_body_type(fb::Body::Frame);
+    message.add_body(frame.Union());
+    fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
+    Bytes raw(reinterpret_cast<const std::byte*>(fbb.GetBufferPointer()),
+              reinterpret_cast<const std::byte*>(fbb.GetBufferPointer() + fbb.GetSize()));
+    raw.resize(schema::alignMessage(static_cast<uint64_t>(raw.size())));
+    auto reader =
+        openBytes(concat({std::span(*bytes_).first(headerEnd()), zstdFrame(raw.data(), raw.size())}));
+    if (!reader) return "open: " + reader.error().message;
+    if (reader->frameCount() != 1) return "frames: " + std::to_string(reader->frameCount());
+    auto read = reader->readFrame(0);
+    return read ? "read" : read.error().message;
+  }
+
   // Every frame the reader returns equals the original frame of that number; returns how many read.
   static size_t expectReadableFramesIntact(TraceReader& reader) {
     size_t read = 0;
@@ -864,21 +884,7 @@ TEST_F(ReaderTest, AFrameWhoseColumnsDisagreeIsRefusedWithItsLocation) {
   const uint32_t lengths[] = {1, 1, 1};
   const auto bucket = fb::CreateBucket(fbb, 0, fbb.CreateString("b"), fbb.CreateString("u64"), false,
                                        fbb.CreateVector(keys, 16), fbb.CreateVector(lengths, 3));
-  std::vector<flatbuffers::Offset<fb::Bucket>> buckets{bucket};
-  const auto frame = fb::CreateFrame(fbb, 0, 0, 0, fbb.CreateVector(buckets));
-  fb::MessageBuilder message(fbb);
-  message.add_body_type(fb::Body::Frame);
-  message.add_body(frame.Union());
-  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
-  Bytes raw(reinterpret_cast<const std::byte*>(fbb.GetBufferPointer()),
-            reinterpret_cast<const std::byte*>(fbb.GetBufferPointer() + fbb.GetSize()));
-  raw.resize(schema::alignMessage(static_cast<uint64_t>(raw.size())));
-  auto reader = openBytes(concat({std::span(*bytes_).first(headerEnd()), zstdFrame(raw.data(), raw.size())}));
-  ASSERT_TRUE(reader) << reader.error().message;
-  ASSERT_EQ(reader->frameCount(), 1u);
-  auto read = reader->readFrame(0);
-  ASSERT_FALSE(read);
-  EXPECT_EQ(read.error().message,
+  EXPECT_EQ(frameError(fbb, bucket),
             "t.reel: byte " + std::to_string(headerEnd()) +
                 ": chunk 0: message at offset 0: frame 0: bucket 0: 2 keys but 3 chain lengths");
 }
@@ -896,20 +902,7 @@ TEST_F(ReaderTest, APassColumnOfAnotherLengthThanTheKeysIsRefused) {
   const auto passColumn = fbb.CreateVector(passes, 3);
   const auto bucket = fb::CreateBucket(fbb, 0, name, keyType, false, keyColumn, lengthColumn, 0, 0, 0, 0, 0,
                                        0, 0, 0, 0, 128, 0, 0, 0, 0, passColumn);
-  std::vector<flatbuffers::Offset<fb::Bucket>> buckets{bucket};
-  const auto frame = fb::CreateFrame(fbb, 0, 0, 0, fbb.CreateVector(buckets));
-  fb::MessageBuilder message(fbb);
-  message.add_body_type(fb::Body::Frame);
-  message.add_body(frame.Union());
-  fb::FinishSizePrefixedMessageBuffer(fbb, message.Finish());
-  Bytes raw(reinterpret_cast<const std::byte*>(fbb.GetBufferPointer()),
-            reinterpret_cast<const std::byte*>(fbb.GetBufferPointer() + fbb.GetSize()));
-  raw.resize(schema::alignMessage(static_cast<uint64_t>(raw.size())));
-  auto reader = openBytes(concat({std::span(*bytes_).first(headerEnd()), zstdFrame(raw.data(), raw.size())}));
-  ASSERT_TRUE(reader) << reader.error().message;
-  auto read = reader->readFrame(0);
-  ASSERT_FALSE(read);
-  EXPECT_EQ(read.error().message,
+  EXPECT_EQ(frameError(fbb, bucket),
             "t.reel: byte " + std::to_string(headerEnd()) +
                 ": chunk 0: message at offset 0: frame 0: bucket 0: 2 keys but 3 passes");
 }
