@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reel/json/json.h"
+#include "reel/trace/declared_passes.h"
 #include "reel/trace/frame_order.h"
 #include "reel/trace/reader.h"
 
@@ -50,7 +51,7 @@ inline std::optional<PacketDescription> describeSortedPacket(const trace::TraceH
     char hex[24];
     std::snprintf(hex, sizeof hex, "0x%016" PRIx64, bucket.key(k.key));
     d.keyHex = hex;
-    d.keyFields = h.formatKey(bucket.keyType, bucket.key(k.key));
+    d.keyFields = trace::formatRecordedKey(h, bucket, k.key);
     d.packet = h.formatPacket(p.type, p.payload);
     if (p.tag)
       d.tag = std::string(p.tag->message) + " (" + std::string(p.tag->file) + ":" +

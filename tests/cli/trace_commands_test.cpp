@@ -56,6 +56,25 @@ TEST(CliTrace, InfoDescribesTheTrace) {
   EXPECT_NE(r.out.find("\"Draw\":320"), std::string::npos) << r.out;
 }
 
+TEST(CliTrace, DumpNamesDeclaredPassesAndThePassEachKeyNames) {
+  const std::string trace = std::string(REEL_TRACES_DIR) + "/deferred_declared.reel";
+  RunResult r = runReel("dump " + trace + " --frame 1 --type DeclarePass");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(countLines(r.out, "DeclarePass pass="), 6u) << r.out;
+  EXPECT_NE(r.out.find("DeclarePass pass=1 desc={target=null"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("queue=async_compute}  \"deferred: lighting (compute)\""), std::string::npos) << r.out;
+  // In sorted order the first key names the G-buffer pass, the last the HUD's.
+  r = runReel("dump " + trace + " --frame 1 --sorted");
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const size_t first = r.out.find("sorted 0 ");
+  ASSERT_NE(first, std::string::npos) << r.out.substr(0, 2000);
+  EXPECT_EQ(r.out.compare(r.out.find('[', first), 17, "[declared_pass=0 "), 0) << r.out.substr(first, 300);
+  const size_t last = r.out.rfind(" sorted ");
+  EXPECT_NE(r.out.find("[declared_pass=5 ", last), std::string::npos) << r.out.substr(last, 300);
+  r = runReel("dump " + trace + " --frame 1 --json --type DeclarePass");
+  EXPECT_EQ(countLines(r.out, "\"name\":\"deferred: blur\""), 1u) << r.out;
+}
+
 TEST(CliTrace, DumpPrintsPacketsByFieldInBothOrders) {
   const fs::path trace = makeTrace(testFolder(), 2);
   RunResult r = runReel("dump " + trace.string() + " --frame 1 --type Draw");

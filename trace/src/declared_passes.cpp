@@ -18,6 +18,12 @@ std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const Command
   return passes;
 }
 
+std::string formatRecordedKey(const TraceHeader& header, const BucketRecord& bucket, size_t key) {
+  const uint16_t pass = bucket.pass(key);
+  std::string fields = header.formatKey(bucket.keyType, bucket.key(key));
+  return pass == PassId::kNone ? fields : "declared_pass=" + std::to_string(pass) + " " + fields;
+}
+
 FrameGraph frameGraph(const FrameRecord& frame, const CommandMap& commands,
                       const FrameGraphBuilder::TargetLookup& targetOf) {
   const std::vector<DeclaredPass> declared = declaredPasses(frame, commands);

@@ -6,6 +6,7 @@
 #include "../progress.h"
 #include "../trace_input.h"
 #include "reel/json/json.h"
+#include "reel/trace/declared_passes.h"
 #include "reel/trace/frame_order.h"
 
 namespace reel::cli {
@@ -91,11 +92,7 @@ class DumpCommand final : public Subcommand {
     for (const trace::OrderedKey& k : keys) {
       const trace::BucketRecord& bucket = frame.buckets[k.bucket];
       const uint64_t key = bucket.key(k.key);
-      // The declared pass a key names sorts above the key itself (bucket_order.h).
-      const uint16_t pass = bucket.pass(k.key);
-      const std::string keyFields =
-          (pass == PassId::kNone ? "" : "declared_pass=" + std::to_string(pass) + " ") +
-          h.formatKey(bucket.keyType, key);
+      const std::string keyFields = trace::formatRecordedKey(h, bucket, k.key);
       uint64_t position = k.firstPacket;
       size_t link = 0;
       bucket.forEachInChain(k.key, [&](const trace::PacketRecord& p) {

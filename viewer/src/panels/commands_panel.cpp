@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "model/packet_fields.h"
+#include "reel/trace/declared_passes.h"
 
 namespace reel::viewer {
 namespace {
@@ -227,7 +228,7 @@ void CommandsPanel::drawTable(ViewerState& state) {
         ImGui::TextDisabled("%s", buf);  // a later link of the same key's chain
       }
       ImGui::TableNextColumn();
-      const std::string fields = header.formatKey(bucket.keyType, key);
+      const std::string fields = trace::formatRecordedKey(header, bucket, row.key);
       ImGui::TextUnformatted(fields.c_str());
       ImGui::TableNextColumn();
       if (packet.tag) {

@@ -7,12 +7,14 @@
 // A request out of sequence (an id other than the next) is left out, as the renderer ignores it; a
 // trace whose DeclarePass this build cannot replay (CommandMap) declares nothing here.
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "reel/runtime/commands.h"
 #include "reel/runtime/frame_graph.h"
 #include "reel/trace/command_map.h"
+#include "reel/trace/header.h"
 #include "reel/trace/records.h"
 
 namespace reel::trace {
@@ -23,6 +25,10 @@ struct DeclaredPass {
 };
 
 std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const CommandMap& commands);
+
+// Key `key` of `bucket` as every tool prints it: "declared_pass=N " when it names a pass (which sorts
+// above the key itself), then its fields by the trace's key layout (TraceHeader::formatKey).
+std::string formatRecordedKey(const TraceHeader& header, const BucketRecord& bucket, size_t key);
 
 // The frame's render graph (frame_graph.h) from its declared passes and its sorted packets; a packet this
 // build cannot replay (CommandMap) adds nothing.
