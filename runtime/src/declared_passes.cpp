@@ -11,6 +11,7 @@ namespace reel {
 void DeclaredPasses::clear() {
   passes_.clear();
   starts_.clear();
+  for (auto& reads : prologues_) reads.clear();
 }
 
 std::string DeclaredPasses::declare(const cmd::DeclarePass& packet) {
@@ -19,6 +20,7 @@ std::string DeclaredPasses::declare(const cmd::DeclarePass& packet) {
            std::to_string(passes_.size()) + " comes next (ids count from 0 in request order); ignored";
   }
   passes_.push_back(packet.desc);
+  if (prologues_.size() < passes_.size()) prologues_.resize(passes_.size());
   return {};
 }
 
@@ -40,6 +42,7 @@ size_t DeclaredPasses::locate(std::span<const SortEntry> sorted, const SortPrefi
 void DeclaredPasses::begin(Device& device, size_t pass) const {
   const PassDesc& d = passes_[pass];
   if (d.target.isNull()) return;
+  if (!prologues_[pass].empty()) device.prepareReads(prologues_[pass]);
   cmd::BeginRenderPass begin{};
   begin.target = d.target;
   begin.colorLoad = d.colorLoad;

@@ -44,12 +44,16 @@ class DeclaredPasses {
   size_t locate(std::span<const SortEntry> sorted, const SortPrefixes& prefixes);
   size_t start(size_t pass) const { return starts_[pass]; }
 
+  // What the pass reads and does not write, handed to Device::prepareReads before it begins (empty: none).
+  void setPrologue(size_t pass, std::vector<GraphResource> reads) { prologues_[pass] = std::move(reads); }
+
   void begin(Device& device, size_t pass) const;
   void end(Device& device, size_t pass) const;
 
  private:
   std::vector<PassDesc> passes_;
-  std::vector<size_t> starts_;  // count() + 1 entries once located
+  std::vector<size_t> starts_;                         // count() + 1 entries once located
+  std::vector<std::vector<GraphResource>> prologues_;  // by pass (capacity kept between frames)
 };
 
 // One translating thread's walk over the pass boundaries of its keys.

@@ -33,8 +33,9 @@ bool isMemory(ResourceKind kind) {
 }  // namespace
 
 FrameGraphBuilder::FrameGraphBuilder(std::span<const PassDesc> passes, TargetLookup targetOf)
-    : targetOf_(std::move(targetOf)), passes_(passes.size()) {
+    : targetOf_(std::move(targetOf)), passes_(passes.size()), graphics_(passes.size()) {
   for (size_t p = 0; p < passes.size(); ++p) {
+    graphics_[p] = !passes[p].target.isNull();
     if (!passes[p].target.isNull())
       addTarget(passes_[p], passes[p].target, passes[p].colorLoad, passes[p].depthLoad);
   }
@@ -77,7 +78,8 @@ void FrameGraphBuilder::add(uint32_t pass, CommandType type, std::span<const std
     const GraphResource r{f.handleKind, handle};
     const bool source = std::string_view(f.name) == "source";
     const bool reads = s.category == CommandCategory::SetState || source;
-    const bool writes = s.category == CommandCategory::SetState ? s.shaderWritable : !source;
+    const bool writes =
+        s.category == CommandCategory::SetState ? s.shaderWritable && !graphics_[pass] : !source;
     if (reads) p.reads.push_back(r);
     if (writes) p.writes.push_back(r);
   }

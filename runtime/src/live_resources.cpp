@@ -91,6 +91,15 @@ bool writeContents(ResourceContext& resources, CommandType createType, std::span
   return false;
 }
 
+const LiveResources::Entry* LiveResources::find(ResourceKind kind, uint32_t handle) const {
+  if (kind >= ResourceKind::Count) return nullptr;
+  const auto& entries = byKind_[static_cast<size_t>(kind)];
+  const uint32_t index = handle & kHandleIndexMask;
+  if (index >= entries.size()) return nullptr;
+  const Entry& entry = entries[index];
+  return entry.createType != CommandType::Count && entry.handle == handle ? &entry : nullptr;
+}
+
 void LiveResources::onCreate(CommandType type, std::span<const std::byte> payload,
                              std::span<const std::byte> aux) {
   const ResourceKind kind = kindOf(type);

@@ -4,6 +4,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <optional>
 #include <string_view>
 
 #include "declared_passes.h"
@@ -459,6 +462,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   } else {
     clock.enter(FramePhase::Translate);
     const auto start = std::chrono::steady_clock::now();
+    if (passes_->count() != 0 && view.sorted.size() <= kPassReadsMaxKeys) preparePassReads(view);
     translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets,
                            merge ? &mergeCursors_[0] : nullptr, draws);
     wide.jobWall[0] = std::chrono::steady_clock::now() - start;
@@ -500,6 +504,38 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   // what it needed while translating.
   frame.lease.reset();
   return translated;
+}
+
+void Renderer::preparePassReads(const FrameView& view) {
+  std::vector<PassDesc> descs(passes_->count());
+  for (size_t p = 0; p < descs.size(); ++p) descs[p] = passes_->desc(p);
+  FrameGraphBuilder builder(descs, [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
+    const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
+    cmd::CreateRenderTarget create;
+    if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
+    std::memcpy(&create, entry->payload.data(), sizeof create);
+    return create.desc;
+  });
+  for (const SortEntry& entry : view.sorted) {
+    const uint16_t pass = view.passOf(entry.sequence);
+    if (pass >= descs.size()) break;  // keys in pass order: the rest name no declared pass
+    const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
+    for (uint32_t offset = entry.value; offset != 0;) {
+      const PacketHeader& h = stream.header(offset);
+      const uint32_t body = detail::resolveShared(stream, offset, h);
+      const auto type = static_cast<CommandType>(stream.header(body).type);
+      if (type < CommandType::Count) builder.add(pass, type, {stream.payload(body), commandInfo(type).size});
+      offset = h.next;
+    }
+  }
+  FrameGraph graph = builder.finish();
+  for (size_t p = 0; p < graph.passes.size(); ++p) {
+    const GraphPass& g = graph.passes[p];
+    std::vector<GraphResource> reads;
+    std::set_difference(g.reads.begin(), g.reads.end(), g.writes.begin(), g.writes.end(),
+                        std::back_inserter(reads));
+    passes_->setPrologue(p, std::move(reads));
+  }
 }
 
 uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing,

@@ -184,6 +184,25 @@ void VulkanDeviceImpl::leaveRendering(Recorder& r, const vk::Texture* touched1, 
   if (r.pass.rendering) suspendRendering(r);
 }
 
+void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
+  Recorder& r = rec();
+  // The frame's own recorder, between passes: a job's view of a resource is reconciled at its join.
+  if (r.cmd == VK_NULL_HANDLE || r.job || r.pass.rendering) return;
+  for (const GraphResource& g : reads) {
+    if (g.kind == ResourceKind::Buffer) {
+      auto* slot = buffers_.find(BufferHandle{g.handle});
+      if (!slot) continue;  // the command that reads it reports a stale handle
+      vk::Buffer& buffer = *slot->get();
+      if (!settled(r, buffer, readUse(buffer.reads))) use(r, buffer, readUse(buffer.reads));
+    } else if (g.kind == ResourceKind::Texture) {
+      auto* slot = textures_.find(TextureHandle{g.handle});
+      if (!slot) continue;
+      vk::Texture& texture = *slot->get();
+      if (!settled(r, texture, readUse(texture.reads))) use(r, texture, readUse(texture.reads));
+    }
+  }
+}
+
 void VulkanDeviceImpl::endPass(Recorder& r) {
   const bool clears =
       r.pass.colorLoad == LoadOp::Clear || (r.pass.depth && r.pass.depthLoad == LoadOp::Clear);

@@ -50,15 +50,15 @@
 #include <utility>
 #include <vector>
 
-#include "reel/runtime/command_bucket.h"
-#include "reel/vulkan/vulkan_device.h"
-#include "reel/runtime/device.h"
-#include "reel/runtime/detail/resource_table.h"
 #include "barriers.h"
 #include "context.h"
 #include "frame_context.h"
 #include "pipelines.h"
+#include "reel/runtime/command_bucket.h"
+#include "reel/runtime/detail/resource_table.h"
+#include "reel/runtime/device.h"
 #include "reel/runtime/readback.h"
+#include "reel/vulkan/vulkan_device.h"
 #include "resources.h"
 #include "swapchain.h"
 
@@ -84,7 +84,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
   Result<std::vector<std::byte>> readBuffer(BufferHandle buffer) override;
   Result<std::vector<std::byte>> readTexture(TextureHandle texture, uint32_t mipLevel) override;
   void requestReadback(TextureHandle texture, uint64_t frame, ReadbackCallback callback) override;
-  bool presents() const override { return swapchain_ != nullptr; }
+  bool presents() const override {
+    return swapchain_ != nullptr;
+  }
   void setPresentSource(TextureHandle texture) override;
   // The render thread may still be ending earlier frames, whose textures may differ: hence per frame.
   void setPresentSource(TextureHandle texture, uint64_t frame) override;
@@ -93,7 +95,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void setGpuTimingCallback(std::function<void(const VulkanGpuTiming&)> callback) override {
     gpuTimingCallback_ = std::move(callback);
   }
-  bool gpuTimestamps() const override { return gpuTimestamps_; }
+  bool gpuTimestamps() const override {
+    return gpuTimestamps_;
+  }
 
   // ---- native access, for benchmarks and interop (render thread, or while it is idle) ----
   const vk::Context& context() const {
@@ -157,14 +161,16 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // A merged draw's per-instance constants (the packet's auxiliary data) into the frame's upload arena,
   // bound at the pipeline's instance slot; false (reported) when the pipeline does not opt in or the
   // data does not fit.
-  bool bindInstanceData(Recorder& r, CommandType command, uint32_t instanceCount, const PacketContext& context);
+  bool bindInstanceData(Recorder& r, CommandType command, uint32_t instanceCount,
+                        const PacketContext& context);
   bool prepareDispatch(Recorder& r, const PacketContext& context);
   bool settleBound(Recorder& r, bool graphics, CommandType command, const PacketContext& context);
   bool ensureRendering(Recorder& r);
   void suspendRendering(Recorder& r);
   // Before a command that must run outside rendering: ends rendering, and first runs a pending pass's
   // clear when the command touches one of its attachments.
-  void leaveRendering(Recorder& r, const vk::Texture* touched1 = nullptr, const vk::Texture* touched2 = nullptr);
+  void leaveRendering(Recorder& r, const vk::Texture* touched1 = nullptr,
+                      const vk::Texture* touched2 = nullptr);
   void endPass(Recorder& r);
   void resetBindings(Recorder& r);       // a new frame or job: nothing bound
   void invalidateRecorded(Recorder& r);  // a new command buffer: nothing recorded, re-apply what is bound
@@ -172,8 +178,12 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void pushDescriptors(Recorder& r, VkPipelineBindPoint point, uint32_t bits);
   void closeDebugLabels(Recorder& r);
   // The render thread's recorder (resources.cpp, readback.cpp, vulkan_device.cpp).
-  void suspendRendering() { suspendRendering(main_); }
-  void flushBarriers() { flushBarriers(main_); }
+  void suspendRendering() {
+    suspendRendering(main_);
+  }
+  void flushBarriers() {
+    flushBarriers(main_);
+  }
 
   // ---- readback (readback.cpp) ----
   void serviceReadbacks(uint64_t frame);
@@ -280,11 +290,11 @@ class VulkanDeviceImpl final : public VulkanDevice {
   struct JobUse {
     void* resource = nullptr;  // vk::Buffer or vk::Texture
     bool image = false;
-    bool discard = false;    // the first use may drop the old contents
-    bool inherited = true;   // no write in the job yet: reads from before the job are unknown
-    bool wrote = false;      // the job wrote it: its state at the job's end is known whole
-    vk::Use first;           // the first use in the job: its barrier is placed before the job
-    vk::SyncState state;     // as the job leaves it
+    bool discard = false;   // the first use may drop the old contents
+    bool inherited = true;  // no write in the job yet: reads from before the job are unknown
+    bool wrote = false;     // the job wrote it: its state at the job's end is known whole
+    vk::Use first;          // the first use in the job: its barrier is placed before the job
+    vk::SyncState state;    // as the job leaves it
   };
   struct Recorder {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
@@ -304,8 +314,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
     bool job = false;
     bool replaying = false;  // applying the state in force at the job's start: nothing is reported
     VulkanDeviceStats jobStats;
-    std::vector<JobUse> uses;         // in first-use order
-    std::vector<uint32_t> useTable;   // open addressing: index + 1 into uses, 0 empty
+    std::vector<JobUse> uses;        // in first-use order
+    std::vector<uint32_t> useTable;  // open addressing: index + 1 into uses, 0 empty
   };
   Recorder& rec() {
     const uint32_t job = currentJob();
@@ -320,6 +330,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
   JobUse& addUse(Recorder& r, void* resource);
   void recordJobUpload(Recorder& r, vk::Buffer& buffer, uint64_t offset, std::span<const std::byte> data,
                        CommandType command, const PacketContext& context);
+  // A declared pass's reads settled before it begins: their barriers go with the attachments' in the one
+  // batch before vkCmdBeginRendering instead of interrupting the pass at the first draw that reads them.
+  void prepareReads(std::span<const GraphResource> reads) override;
   // Wide translation (Device's job interface).
   uint32_t jobCapacity() const override;
   void beginJobs(uint32_t count) override;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "reel/runtime/commands.h"
+#include "reel/runtime/frame_graph.h"
 #include "reel/runtime/readback.h"
 #include "reel/runtime/result.h"
 #include "reel/runtime/tags.h"
@@ -102,6 +103,15 @@ class Device {
   virtual void startJobRange() {}
   void leaveJob();
   virtual void endJobs() {}
+
+  // Before a declared pass with a target begins, when the renderer knows the frame's render graph
+  // (frame_graph.h; single-threaded translation): the buffers and textures the pass reads and does not
+  // write, so that a device can make them ready in one batch before the pass instead of at the command
+  // that first reads them (which may have to interrupt the pass). Advisory: the commands that read them
+  // still follow, and a device may ignore this.
+  virtual void prepareReads(std::span<const GraphResource> reads) {
+    (void)reads;
+  }
 
   // Problems found while translating (a stale handle in a packet, a failed allocation): reported, and the
   // command skipped, never a crash. Any thread may collect them.

@@ -6,8 +6,9 @@
 //   - a pass with a target writes the target's attachments, and reads those it loads (LoadOp::Load);
 //     so does a BeginRenderPass packet recorded inside a pass;
 //   - a SetState command reads the buffers and textures it binds, and also writes them when its
-//     semantics say writable() (a storage buffer: nothing reflects what a shader writes, so binding one
-//     counts as writing it);
+//     semantics say writable() and the pass has no target (a storage buffer in a compute pass: nothing
+//     reflects what a shader writes, so binding one counts as writing it; graphics stages only read
+//     storage buffers in reel's binding model);
 //   - a Transfer command reads its `source` and writes its other buffers and textures.
 // Pass B depends on an earlier pass A when B reads what A writes (read after write) or writes what A
 // reads or writes. The graph never reorders passes: passes run in declaration order, and what the
@@ -67,6 +68,7 @@ class FrameGraphBuilder {
 
   TargetLookup targetOf_;
   std::vector<GraphPass> passes_;
+  std::vector<uint8_t> graphics_;  // per pass: it has a target
 };
 
 }  // namespace reel

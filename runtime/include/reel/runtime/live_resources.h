@@ -51,6 +51,8 @@ class LiveResources {
     }
   }
   size_t count() const;
+  // The live resource of that kind and handle (generation included); null when none is.
+  const Entry* find(ResourceKind kind, uint32_t handle) const;
 
  private:
   std::vector<Entry> byKind_[static_cast<size_t>(ResourceKind::Count)];

@@ -225,6 +225,12 @@ class Renderer {
   // Adds its draws to `draws`; merges runs of draws through `merge` (instance_merge.h) unless it is null.
   uint64_t translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,
                      InstanceMergeCursor* merge, DrawCounts& draws);
+  // A frame with declared passes translated on one thread: its render graph (frame_graph.h), from a walk
+  // over the declared passes' packets, gives each pass with a target what it reads and does not write
+  // (Device::prepareReads at its begin). Only for frames of at most kPassReadsMaxKeys keys: a larger
+  // frame translated on one thread does not walk its packets twice, and wide frames have no prologue.
+  static constexpr size_t kPassReadsMaxKeys = 4096;
+  void preparePassReads(const FrameView& view);
   // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.
   uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing,
                          bool merge, DrawCounts& draws);
