@@ -51,6 +51,11 @@ class JobDevice final : public Device {
 
   std::vector<Call> serial;             // packets translated outside jobs
   std::vector<std::vector<Call>> jobs;  // the last wide frame's, per job
+  // Each prepareReads, and how many serial packets came before it.
+  std::vector<std::pair<size_t, std::vector<GraphResource>>> prepared;
+  void prepareReads(std::span<const GraphResource> reads) override {
+    prepared.emplace_back(serial.size(), std::vector<GraphResource>(reads.begin(), reads.end()));
+  }
 
  protected:
   void beginJob(uint32_t job) override {
@@ -471,6 +476,47 @@ TEST(DeclaredPasses, JobsSeeEveryDrawInItsPassAsOneThreadDoes) {
   }
   EXPECT_EQ(begun, targets) << "each pass with a target begins once, empty ones too";
   EXPECT_TRUE(wideDevice.takeErrors().empty());
+}
+
+TEST(DeclaredPasses, EachPassWithATargetPreparesWhatItReadsAndDoesNotWriteBeforeItBegins) {
+  JobDevice device;
+  Renderer renderer(device, {.workers = 1});
+  ResourceContext& r = renderer.resources();
+  const TextureHandle color = r.createTexture({8, 8, 1, Format::RGBA8Unorm, texture_usage::kColorTarget});
+  const TextureHandle sampled = r.createTexture({8, 8, 1, Format::RGBA8Unorm, texture_usage::kSampled});
+  const BufferHandle storage = r.createBuffer({64, buffer_usage::kStorage, MemoryDomain::Device});
+  const BufferHandle uniforms = r.createBuffer({64, buffer_usage::kUniform, MemoryDomain::Device});
+  RenderTargetDesc targetDesc{};
+  targetDesc.colorCount = 1;
+  targetDesc.colors[0] = color;
+  const RenderTargetHandle target = r.createRenderTarget(targetDesc);
+  renderer.kick();  // the resources exist before the frame that uses them
+  renderer.flushAndWait();
+  device.serial.clear();
+
+  PassDesc draw;
+  draw.target = target;
+  const PassId compute = r.declarePass("compute", PassDesc{});  // no target: nothing to prepare
+  const PassId pass = r.declarePass("draw", draw);
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  bucket.add<cmd::BindStorageBuffer>(compute, 0).buffer = storage;
+  bucket.add<cmd::Dispatch>(compute, 1).groupsX = 1;
+  bucket.add<cmd::BindTexture>(pass, 2).texture = sampled;
+  bucket.add<cmd::BindStorageBuffer>(pass, 3).buffer = storage;  // read in a graphics pass
+  const uint64_t bytes[2] = {1, 2};
+  bucket.addWithData<cmd::UpdateBuffer>(pass, 4, bytes, sizeof bytes).buffer = uniforms;  // written here
+  bucket.add<cmd::BindUniformBuffer>(pass, 5).buffer = uniforms;
+  bucket.add<cmd::Draw>(pass, 6).vertexCount = 3;
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_EQ(device.prepared.size(), 1u) << "the pass with a target, once";
+  const auto& [before, reads] = device.prepared[0];
+  EXPECT_EQ(reads, (std::vector<GraphResource>{{ResourceKind::Buffer, storage.value},
+                                               {ResourceKind::Texture, sampled.value}}))
+      << "not the uniforms it writes, not its attachment";
+  ASSERT_LT(before, device.serial.size());
+  EXPECT_EQ(device.serial[before].type, CommandType::BeginRenderPass) << "right before the pass begins";
+  EXPECT_TRUE(device.takeErrors().empty());
 }
 
 }  // namespace
