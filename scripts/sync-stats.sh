@@ -8,7 +8,7 @@
 set -euo pipefail
 bin=${1:-build/default/samples}
 size="--width 320 --height 240 --render-workers 1"
-echo "# $("$bin/reel-sample" --list-devices 2>/dev/null | head -1); $size; per frame, frames 2-5; commit $(git rev-parse --short HEAD 2>/dev/null || echo "?")"
+echo "# $("$bin/reel-sample" --list-devices 2>/dev/null | head -1); $size; per frame, frames 2-5"
 printf '%-14s %10s %14s %12s\n' scene barriers render_passes suspensions
 for scene in cubes transparency post compute stress default passes deferred; do
   a=$("$bin/reel-sample" --scene "$scene" --frames 2 --headless $size --stats 2>/dev/null)
