@@ -255,6 +255,27 @@ TEST_F(ViewerScreenshot, ResourcesPanelShowsATextureAsTheReplayLeavesIt) {
       << missing.info;
 }
 
+// The Stats panel opened on its passes tab (--stats-tab): the deferred scene's six declared passes, and an
+// arrow in the sync diagram for each dependency of its render graph.
+TEST_F(ViewerScreenshot, StatsPanelDrawsTheFramesPassesAndTheirDependencies) {
+  const std::string trace = std::string(REEL_TRACES_DIR) + "/deferred_declared.reel";
+  const Shot shot = screenshot(trace, "--frame 1 --stats-tab passes --device null");
+  ASSERT_EQ(shot.run.exitCode, 0) << shot.run.output;
+  const auto stats = jsonObject(shot.info, "stats");
+  ASSERT_TRUE(stats) << shot.info;
+  EXPECT_NE(stats->find("\"tab\": \"passes\""), std::string::npos) << *stats;
+  EXPECT_EQ(jsonNumber(*stats, "passes").value_or(-1), 6) << *stats;
+  // G-buffer <- lighting <- bright <- blur; the view after lighting and blur; the HUD after the view.
+  EXPECT_GE(jsonNumber(*stats, "dependencies").value_or(-1), 6) << *stats;
+
+  const Shot other = screenshot(trace, "--frame 1");
+  EXPECT_NE(jsonObject(other.info, "stats").value_or("").find("\"tab\": \"per type\""), std::string::npos)
+      << other.info;
+  const Shot bad = screenshot(trace, "--stats-tab nonsense");
+  EXPECT_EQ(bad.run.exitCode, 2) << bad.run.output;
+  EXPECT_NE(bad.run.output.find("--stats-tab: 'nonsense'"), std::string::npos) << bad.run.output;
+}
+
 // A frame whose draw binds a pipeline the trace never created: the Vulkan device reports it (as it
 // reports validation messages under REEL_VALIDATE=1), and the screenshot fails with the message.
 TEST_F(ViewerScreenshot, DeviceErrorsInTheReplayFailTheScreenshot) {

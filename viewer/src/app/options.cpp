@@ -1,7 +1,9 @@
 #include "app/options.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 namespace reel::viewer {
 
@@ -22,6 +24,8 @@ int parseOptions(int argc, char** argv, ViewerOptions& out) {
   app.add_option("--attachment", out.attachment, "color attachment index, or 'depth' (default: 0)");
   app.add_option("--resource", out.resource,
                  "resource to show in the Resources panel: texture#3, render_target#0.1, ...");
+  app.add_option("--stats-tab", out.statsTab,
+                 "the Stats panel's tab to open: 'per type' (default), 'state changes' or 'passes'");
   app.add_option("--screenshot", out.screenshot,
                  "render the UI into this PNG once everything is loaded, then exit: 0 done, 1 the replay "
                  "device reported errors (validation messages included), 2 the trace cannot be opened, "
@@ -37,6 +41,14 @@ int parseOptions(int argc, char** argv, ViewerOptions& out) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  if (!out.statsTab.empty() &&
+      std::find_if(std::begin(kStatsTabs), std::end(kStatsTabs),
+                   [&](const char* tab) { return out.statsTab == tab; }) == std::end(kStatsTabs)) {
+    std::fprintf(
+        stderr, "--stats-tab: '%s' is not a tab of the Stats panel ('per type', 'state changes', 'passes')\n",
+        out.statsTab.c_str());
+    return 2;
   }
   if (*frameOption) out.frame = frame;
   if (*selectOption) out.select = select;

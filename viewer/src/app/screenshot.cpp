@@ -65,7 +65,10 @@ Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& 
          ", \"zoom\": " + std::to_string(r.zoom) + ", \"image_width\": " + std::to_string(r.imageWidth) +
          ", \"image_height\": " + std::to_string(r.imageHeight) + "}";
   }
-  j += "]}\n";
+  j += "]},\n";
+  j += "  \"stats\": {\"tab\": " + jsonString(info.statsTab) +
+       ", \"passes\": " + std::to_string(info.statsPasses) +
+       ", \"dependencies\": " + std::to_string(info.statsDependencies) + "}\n";
   j += "}\n";
   const std::string tmp = path + ".tmp";
   {

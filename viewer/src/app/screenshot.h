@@ -51,6 +51,10 @@ struct ScreenshotInfo {
     int imageWidth = 0, imageHeight = 0;
   };
   std::vector<ResourceImage> resourceImages;
+  // The Stats panel: the tab shown, and on the passes tab its rows and dependency arrows (-1: none).
+  std::string statsTab;
+  long long statsPasses = -1;
+  long long statsDependencies = -1;
 };
 
 Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& info);

@@ -144,6 +144,10 @@ ScreenshotInfo ViewerApp::screenshotInfo(int width, int height) const {
               image.zoom ? image.height * image.zoom : 0},
          image.zoom, image.width, image.height});
   }
+  const StatsPanel::Report& stats = stats_.report();
+  info.statsTab = stats.tab;
+  info.statsPasses = stats.passes;
+  info.statsDependencies = stats.dependencies;
   return info;
 }
 

@@ -23,8 +23,10 @@ void StatsPanel::draw(ViewerState& state, const PanelLayout& layout) {
                 formatCount(s.materialChangesSorted).c_str(),
                 formatCount(s.materialChangesSubmission).c_str(), formatCount(s.materialKeys).c_str());
   }
+  report_ = Report{};
   if (ImGui::BeginTabBar("stats")) {
-    if (ImGui::BeginTabItem("per type")) {
+    if (ImGui::BeginTabItem("per type", nullptr, tabFlags(state, "per type"))) {
+      report_.tab = "per type";
       const ImGuiTableFlags flags =
           ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
       if (ImGui::BeginTable("types", 4, flags)) {
@@ -49,7 +51,8 @@ void StatsPanel::draw(ViewerState& state, const PanelLayout& layout) {
       }
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("state changes")) {
+    if (ImGui::BeginTabItem("state changes", nullptr, tabFlags(state, "state changes"))) {
+      report_.tab = "state changes";
       ImGui::TextDisabled("a change: payload differs from the last of its type and slot this frame");
       const ImGuiTableFlags flags =
           ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
@@ -76,13 +79,55 @@ void StatsPanel::draw(ViewerState& state, const PanelLayout& layout) {
       }
       ImGui::EndTabItem();
     }
-    if (ImGui::BeginTabItem("passes")) {
+    if (ImGui::BeginTabItem("passes", nullptr, tabFlags(state, "passes"))) {
+      report_.tab = "passes";
       drawPasses(state);
       ImGui::EndTabItem();
     }
     ImGui::EndTabBar();
+    tabApplied_ = true;
   }
   ImGui::End();
+}
+
+int StatsPanel::tabFlags(const ViewerState& state, const char* name) const {
+  return !tabApplied_ && state.options().statsTab == name ? ImGuiTabItemFlags_SetSelected : 0;
+}
+
+// The passes on their queue, in the order they run, with an arrow from each pass to every later one that
+// depends on it (the render graph: reads after writes, writes after reads or writes). One queue today.
+void StatsPanel::drawSyncDiagram(const std::vector<PassRow>& passes) {
+  const float lane = 26.0f, gap = 6.0f, arcs = 34.0f;
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float label = ImGui::CalcTextSize("graphics").x + 8.0f;
+  const float box = std::max(16.0f, (width - label) / static_cast<float>(passes.size()) - gap);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(width, lane + arcs));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  draw->AddText(ImVec2(origin.x, origin.y + 5.0f), IM_COL32(170, 170, 170, 255), "graphics");
+  const float left = origin.x + label;
+  auto centre = [&](size_t p) { return left + static_cast<float>(p) * (box + gap) + box * 0.5f; };
+  long long arrows = 0;
+  for (size_t p = 0; p < passes.size(); ++p) {
+    const float x0 = left + static_cast<float>(p) * (box + gap);
+    const ImU32 fill =
+        passes[p].desc.target.isNull() ? IM_COL32(70, 110, 70, 255) : IM_COL32(60, 90, 140, 255);
+    draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x0 + box, origin.y + lane), fill, 3.0f);
+    const std::string label = std::to_string(p);
+    draw->AddText(ImVec2(x0 + 4.0f, origin.y + 5.0f), IM_COL32(235, 235, 235, 255), label.c_str());
+    if (ImGui::IsMouseHoveringRect(ImVec2(x0, origin.y), ImVec2(x0 + box, origin.y + lane)))
+      ImGui::SetTooltip("%zu: %s", p, passes[p].name.c_str());
+    for (const uint32_t before : passes[p].graph.dependsOn) {
+      const float a = centre(before), b = centre(p), y = origin.y + lane;
+      const float depth = std::min(arcs - 4.0f, 8.0f + 3.0f * static_cast<float>(p - before));
+      draw->AddBezierCubic(ImVec2(a, y), ImVec2(a, y + depth), ImVec2(b, y + depth), ImVec2(b, y),
+                           IM_COL32(230, 170, 60, 200), 1.5f);
+      draw->AddTriangleFilled(ImVec2(b, y), ImVec2(b - 4.0f, y + 6.0f), ImVec2(b + 4.0f, y + 6.0f),
+                              IM_COL32(230, 170, 60, 230));
+      ++arrows;
+    }
+  }
+  report_.dependencies = arrows;
 }
 
 void StatsPanel::drawPasses(ViewerState& state) {
@@ -99,6 +144,8 @@ void StatsPanel::drawPasses(ViewerState& state) {
   for (const PassRow& p : *passes) edges += p.graph.dependsOn.size();
   ImGui::TextDisabled("%zu passes in the order they run, on one queue (graphics); %zu dependencies",
                       passes->size(), edges);
+  report_.passes = static_cast<long long>(passes->size());
+  drawSyncDiagram(*passes);
   const ImGuiTableFlags flags =
       ImGuiTableFlags_ScrollY | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("passes", 8, flags)) return;
