@@ -13,7 +13,7 @@
 // Wide translation: a job translates the keys [first, end) and dispatches the pass events at the
 // positions first..end-1 (and at end when it ends the frame), except the end of a pass that ends at
 // first: the job before ended it (Device::endJob closes an open pass). A pass open across first is begun
-// again on the job's replayed state (resumeAt), before the replayed packets recorded inside it.
+// again on the job's replayed state (PassCursor::resumed), before the replayed packets recorded inside it.
 
 #include <cstddef>
 #include <cstdint>
@@ -37,7 +37,7 @@ class DeclaredPasses {
   // Request order. Returns an error message (and ignores the request) for an id out of sequence.
   std::string declare(const cmd::DeclarePass& packet);
   size_t count() const { return passes_.size(); }
-  const PassDesc& desc(size_t pass) const { return passes_[pass]; }
+  std::span<const PassDesc> descs() const { return passes_; }
 
   // After the sort. Returns how many keys name a pass the frame did not declare (they run after the
   // declared passes, outside any).

@@ -507,26 +507,19 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 }
 
 void Renderer::preparePassReads(const FrameView& view) {
-  std::vector<PassDesc> descs(passes_->count());
-  for (size_t p = 0; p < descs.size(); ++p) descs[p] = passes_->desc(p);
-  FrameGraphBuilder builder(descs, [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
-    const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
-    cmd::CreateRenderTarget create;
-    if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
-    std::memcpy(&create, entry->payload.data(), sizeof create);
-    return create.desc;
-  });
+  FrameGraphBuilder builder(
+      passes_->descs(), [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
+        const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
+        cmd::CreateRenderTarget create;
+        if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
+        std::memcpy(&create, entry->payload.data(), sizeof create);
+        return create.desc;
+      });
   for (const SortEntry& entry : view.sorted) {
     const uint16_t pass = view.passOf(entry.sequence);
-    if (pass >= descs.size()) break;  // keys in pass order: the rest name no declared pass
-    const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
-    for (uint32_t offset = entry.value; offset != 0;) {
-      const PacketHeader& h = stream.header(offset);
-      const uint32_t body = detail::resolveShared(stream, offset, h);
-      const auto type = static_cast<CommandType>(stream.header(body).type);
-      if (type < CommandType::Count) builder.add(pass, type, {stream.payload(body), commandInfo(type).size});
-      offset = h.next;
-    }
+    if (pass >= passes_->count()) break;  // keys in pass order: the rest name no declared pass
+    FrameView::forEachInChain(*view.buckets[view.mergedBuckets[entry.sequence]].stream, entry.value,
+                              [&](const PacketView& p) { builder.add(pass, p.type, p.payload); });
   }
   FrameGraph graph = builder.finish();
   for (size_t p = 0; p < graph.passes.size(); ++p) {

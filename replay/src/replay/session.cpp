@@ -426,8 +426,7 @@ Result<void> ReplaySession::load(size_t index) {
   if (auto ok = reader_.readFrame(index, loaded->record); !ok) return ok.error();
   const trace::FrameRecord& frame = loaded->record;
   loaded->order = orderFrame(frame);
-  for (const trace::RequestRecord& r : frame.requests)
-    loaded->declaresPasses |= feeder_->commandType(r.type) == CommandType::DeclarePass;
+  loaded->declaresPasses = !trace::declaredPasses(frame, feeder_->commands()).empty();
   loaded->sorted = packetsInOrder(frame, loaded->order.sorted);
   if (options_.edit) {
     // submitFrame edits a shared packet once, for its first link in submission order (bucket by bucket,
