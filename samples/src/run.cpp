@@ -72,14 +72,8 @@ class ImageWriter {
 void declareViewPasses(FrameRecorder& recorder, RenderTargetHandle target, const std::vector<View>& views) {
   bool first = true;
   for (const View& view : views) {
-    PassDesc desc;
-    desc.target = target;
     // The first pass clears the whole image; the others keep what earlier views drew.
-    desc.colorLoad = first ? LoadOp::Clear : LoadOp::Load;
-    desc.depthLoad = first ? LoadOp::Clear : LoadOp::Load;
-    const float clear[4] = {0.03f, 0.03f, 0.05f, 1.0f};
-    std::memcpy(desc.clearColor, clear, sizeof clear);
-    desc.clearDepth = 1.0f;
+    PassDesc desc = passInto(target, first ? LoadOp::Clear : LoadOp::Load, {0.03f, 0.03f, 0.05f, 1.0f});
     const float viewport[4] = {float(view.x), float(view.y), float(view.width), float(view.height)};
     std::memcpy(desc.viewport, viewport, sizeof viewport);
     const uint32_t scissor[4] = {uint32_t(view.x), uint32_t(view.y), view.width, view.height};
@@ -101,12 +95,7 @@ void declareViewPasses(FrameRecorder& recorder, RenderTargetHandle target, const
 
 // The HUD's pass, the frame's last: over the whole image.
 PassId declareHudPass(ResourceContext& resources, RenderTargetHandle target, bool clear) {
-  PassDesc desc;
-  desc.target = target;
-  desc.colorLoad = clear ? LoadOp::Clear : LoadOp::Load;
-  desc.depthLoad = clear ? LoadOp::Clear : LoadOp::Load;
-  desc.clearDepth = 1.0f;
-  return resources.declarePass("hud", desc);
+  return resources.declarePass("hud", passInto(target, clear ? LoadOp::Clear : LoadOp::Load, {0, 0, 0, 0}));
 }
 
 // A progress bar along the bottom of the frame: which frame of a 120-frame cycle this is.

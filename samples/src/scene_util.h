@@ -25,9 +25,19 @@ inline BufferHandle createUniformBuffer(ResourceContext& resources, uint64_t siz
   return resources.createBuffer({.size = size, .usage = buffer_usage::kUniform});
 }
 
-// Uploads per-frame uniforms as the packet's auxiliary data, before the view's pass begins.
+// A pass into `target` that loads both attachments with `load` (a clear to `clearColor` and depth 1).
+inline PassDesc passInto(RenderTargetHandle target, LoadOp load, const float (&clearColor)[4]) {
+  PassDesc pass;
+  pass.target = target;
+  pass.colorLoad = pass.depthLoad = load;
+  std::memcpy(pass.clearColor, clearColor, sizeof pass.clearColor);
+  pass.clearDepth = 1.0f;
+  return pass;
+}
+
+// Uploads per-frame uniforms as the packet's auxiliary data, at the start of `pass`, before its draws.
 inline void recordUniforms(CommandBucket<DrawKey>& bucket, uint32_t viewport, BufferHandle buffer,
-                           const CameraUniforms& uniforms, PassId pass = {}) {
+                           const CameraUniforms& uniforms, PassId pass) {
   auto& update =
       bucket.addWithData<cmd::UpdateBuffer>(pass, keys::uploads(viewport), &uniforms, sizeof uniforms);
   update.buffer = buffer;

@@ -216,12 +216,9 @@ class Deferred final : public Scene {
   // The composite draws in the app's view pass on the frame image, declared after these.
   void declarePasses(FrameRecorder& recorder) override {
     ResourceContext& resources = recorder.resources();
-    PassDesc gbuffer;
-    gbuffer.target = gbuffer_;
-    gbuffer.colorLoad = LoadOp::Clear;
-    gbuffer.depthLoad = LoadOp::Clear;
-    gbuffer.clearDepth = 1.0f;  // clear color 0: albedo alpha 0 is no geometry, the lighting draws sky there
-    gbufferPass_ = resources.declarePass("deferred: G-buffer", gbuffer);
+    // Cleared to 0: albedo alpha 0 is no geometry, where the lighting draws sky.
+    gbufferPass_ =
+        resources.declarePass("deferred: G-buffer", passInto(gbuffer_, LoadOp::Clear, {0, 0, 0, 0}));
     PassDesc lighting;  // no target: a compute pass
     lighting.queue = QueueClass::AsyncCompute;
     lightingPass_ = resources.declarePass("deferred: lighting (compute)", lighting);

@@ -110,14 +110,8 @@ class Post final : public Scene {
   // it into the glow texture.
   void declarePasses(FrameRecorder& recorder) override {
     ResourceContext& resources = recorder.resources();
-    PassDesc scene;
-    scene.target = target_;
-    scene.colorLoad = LoadOp::Clear;
-    scene.depthLoad = LoadOp::Clear;
-    const float clear[4] = {0.08f, 0.1f, 0.2f, 1.0f};
-    std::memcpy(scene.clearColor, clear, sizeof clear);
-    scene.clearDepth = 1.0f;
-    offscreenPass_ = resources.declarePass("post: offscreen pass", scene);
+    offscreenPass_ = resources.declarePass("post: offscreen pass",
+                                           passInto(target_, LoadOp::Clear, {0.08f, 0.1f, 0.2f, 1.0f}));
     PassDesc shrink;
     shrink.queue = QueueClass::Transfer;
     glowPass_ = resources.declarePass("post: glow", shrink);
