@@ -11,18 +11,14 @@
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/renderer.h"
 #include "reel/trace/reader.h"
+#include "temp_path.h"
 
 namespace reel {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path tempPath(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() / "reel_bucket_order_tests" / info->name();
-  fs::create_directories(dir);
-  return dir / name;
-}
+using testing::tempPath;
 
 // Each draw's vertexCount names it; the device's calls of a frame, as those names.
 std::vector<uint32_t> drawsOfFrame(const std::vector<NullDevice::Call>& calls, uint64_t frame) {

@@ -12,18 +12,14 @@
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/renderer.h"
 #include "reel/trace/reader.h"
+#include "temp_path.h"
 
 namespace reel {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path tempPath(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() / "reel_declared_passes_tests" / info->name();
-  fs::create_directories(dir);
-  return dir / name;
-}
+using testing::tempPath;
 
 // The sorted commands the device ran in a frame (what the renderer begins and ends included), as bytes.
 std::vector<std::pair<CommandType, std::vector<std::byte>>> sortedCalls(

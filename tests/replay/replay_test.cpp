@@ -11,6 +11,7 @@
 #include "reel/replay/session.h"
 #include "reel/runtime/null_device.h"
 #include "reel/trace/reader.h"
+#include "temp_path.h"
 #include "test_scene.h"
 
 namespace reel {
@@ -18,12 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path tempPath(const std::string& name) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::temp_directory_path() / "reel_replay_tests" / info->name();
-  fs::create_directories(dir);
-  return dir / name;
-}
+using testing::tempPath;
 
 using Calls = std::vector<NullDevice::Call>;
 
