@@ -190,15 +190,10 @@ void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
   if (r.cmd == VK_NULL_HANDLE || r.job || r.pass.rendering) return;
   for (const GraphResource& g : reads) {
     if (g.kind == ResourceKind::Buffer) {
-      auto* slot = buffers_.find(BufferHandle{g.handle});
-      if (!slot) continue;  // the command that reads it reports a stale handle
-      vk::Buffer& buffer = *slot->get();
-      if (!settled(r, buffer, readUse(buffer.reads))) use(r, buffer, readUse(buffer.reads));
+      // A stale handle is skipped: the command that reads it reports it.
+      if (auto* slot = buffers_.find(BufferHandle{g.handle})) settleRead(r, *slot->get());
     } else if (g.kind == ResourceKind::Texture) {
-      auto* slot = textures_.find(TextureHandle{g.handle});
-      if (!slot) continue;
-      vk::Texture& texture = *slot->get();
-      if (!settled(r, texture, readUse(texture.reads))) use(r, texture, readUse(texture.reads));
+      if (auto* slot = textures_.find(TextureHandle{g.handle})) settleRead(r, *slot->get());
     }
   }
 }
@@ -540,7 +535,7 @@ bool VulkanDeviceImpl::settleBound(Recorder& r, bool graphics, CommandType comma
                                    const PacketContext& context) {
   const vk::Pipeline* pipeline = graphics ? r.bound.graphics : r.bound.compute;
   auto settle = [&](vk::Buffer* b) {
-    if (b && !settled(r, *b, readUse(b->reads))) use(r, *b, readUse(b->reads));
+    if (b) settleRead(r, *b);
   };
   if (graphics) {
     if (pipeline->settles & vk::Pipeline::kSettlesVertices) {
@@ -566,7 +561,7 @@ bool VulkanDeviceImpl::settleBound(Recorder& r, bool graphics, CommandType comma
           return false;
         }
       }
-      if (!settled(r, *t, readUse(t->reads))) use(r, *t, readUse(t->reads));
+      settleRead(r, *t);
     } else if (graphics) {
       settle(r.bound.storage[b - binding::kStorageBase]);  // read-only in graphics stages
     } else {
@@ -1125,6 +1120,14 @@ void VulkanDeviceImpl::use(Recorder& r, vk::Texture& texture, const Use& u, bool
     known->wrote = true;
   }
   if (known->inherited) known->state.readStages &= ~kUnknownReads;
+}
+
+void VulkanDeviceImpl::settleRead(Recorder& r, vk::Buffer& buffer) {
+  if (!settled(r, buffer, readUse(buffer.reads))) use(r, buffer, readUse(buffer.reads));
+}
+
+void VulkanDeviceImpl::settleRead(Recorder& r, vk::Texture& texture) {
+  if (!settled(r, texture, readUse(texture.reads))) use(r, texture, readUse(texture.reads));
 }
 
 bool VulkanDeviceImpl::settled(Recorder& r, vk::Buffer& buffer, const Use& u) {

@@ -326,6 +326,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void use(Recorder& r, vk::Texture& texture, const vk::Use& use, bool discard = false);
   bool settled(Recorder& r, vk::Buffer& buffer, const vk::Use& use);
   bool settled(Recorder& r, vk::Texture& texture, const vk::Use& use);
+  // Makes a resource ready for every read its usage allows (its ReadScope), unless it already is.
+  void settleRead(Recorder& r, vk::Buffer& buffer);
+  void settleRead(Recorder& r, vk::Texture& texture);
   JobUse* findUse(Recorder& r, const void* resource);
   JobUse& addUse(Recorder& r, void* resource);
   void recordJobUpload(Recorder& r, vk::Buffer& buffer, uint64_t offset, std::span<const std::byte> data,
