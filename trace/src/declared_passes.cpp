@@ -24,9 +24,8 @@ std::string formatRecordedKey(const TraceHeader& header, const BucketRecord& buc
   return pass == PassId::kNone ? fields : "declared_pass=" + std::to_string(pass) + " " + fields;
 }
 
-FrameGraph frameGraph(const FrameRecord& frame, const CommandMap& commands,
-                      const FrameGraphBuilder::TargetLookup& targetOf) {
-  const std::vector<DeclaredPass> declared = declaredPasses(frame, commands);
+FrameGraph frameGraph(const FrameRecord& frame, std::span<const DeclaredPass> declared,
+                      const CommandMap& commands, const FrameGraphBuilder::TargetLookup& targetOf) {
   std::vector<PassDesc> descs;
   descs.reserve(declared.size());
   for (const DeclaredPass& pass : declared) descs.push_back(pass.desc);

@@ -11,7 +11,7 @@ std::vector<PassRow> framePasses(const trace::FrameRecord& frame, const trace::T
                                  const FrameGraphBuilder::TargetLookup& targetOf) {
   const auto commands = trace::CommandMap::fromHeader(header);
   const std::vector<trace::DeclaredPass> declared = trace::declaredPasses(frame, commands);
-  FrameGraph graph = trace::frameGraph(frame, commands, targetOf);
+  FrameGraph graph = trace::frameGraph(frame, declared, commands, targetOf);
   std::vector<PassRow> rows;
   rows.reserve(declared.size());
   for (size_t p = 0; p < declared.size(); ++p)

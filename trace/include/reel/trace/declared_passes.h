@@ -7,6 +7,7 @@
 // A request out of sequence (an id other than the next) is left out, as the renderer ignores it; a
 // trace whose DeclarePass this build cannot replay (CommandMap) declares nothing here.
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,9 +31,9 @@ std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const Command
 // above the key itself), then its fields by the trace's key layout (TraceHeader::formatKey).
 std::string formatRecordedKey(const TraceHeader& header, const BucketRecord& bucket, size_t key);
 
-// The frame's render graph (frame_graph.h) from its declared passes and its sorted packets; a packet this
-// build cannot replay (CommandMap) adds nothing.
-FrameGraph frameGraph(const FrameRecord& frame, const CommandMap& commands,
-                      const FrameGraphBuilder::TargetLookup& targetOf);
+// The frame's render graph (frame_graph.h) from its declared passes (declaredPasses' answer) and its sorted
+// packets; a packet this build cannot replay (CommandMap) adds nothing.
+FrameGraph frameGraph(const FrameRecord& frame, std::span<const DeclaredPass> declared,
+                      const CommandMap& commands, const FrameGraphBuilder::TargetLookup& targetOf);
 
 }  // namespace reel::trace
