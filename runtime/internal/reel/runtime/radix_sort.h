@@ -28,6 +28,7 @@ class SortPrefixes {
   void clear() {
     values_.clear();
     count_ = 0;
+    first_ = 0;
   }
   void push(uint32_t prefix) {
     if (count_++ == 0) {
