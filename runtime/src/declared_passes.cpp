@@ -41,6 +41,8 @@ size_t DeclaredPasses::locate(std::span<const SortEntry> sorted, const SortPrefi
 
 void DeclaredPasses::begin(Device& device, size_t pass) const {
   const PassDesc& d = passes_[pass];
+  // A pass that draws runs where drawing can; one without a target may go where it prefers.
+  if (queues_ && d.target.isNull() && d.queue != QueueClass::Graphics) device.preferQueue(d.queue);
   if (d.target.isNull()) return;
   if (!prologues_[pass].empty()) device.prepareReads(prologues_[pass]);
   cmd::BeginRenderPass begin{};
@@ -72,6 +74,9 @@ void DeclaredPasses::begin(Device& device, size_t pass) const {
 }
 
 void DeclaredPasses::end(Device& device, size_t pass) const {
+  if (queues_ && passes_[pass].target.isNull() && passes_[pass].queue != QueueClass::Graphics) {
+    device.preferQueue(QueueClass::Graphics);
+  }
   if (passes_[pass].target.isNull()) return;
   const cmd::EndRenderPass end{};
   dispatchPacket(device, CommandType::EndRenderPass, &end, PacketContext{});

@@ -47,6 +47,10 @@ class DeclaredPasses {
   // What the pass reads and does not write, handed to Device::prepareReads before it begins (empty: none).
   void setPrologue(size_t pass, std::vector<GraphResource> reads) { prologues_[pass] = std::move(reads); }
 
+  // Whether begin() hands the device each pass's preferred queue (Device::preferQueue): frames translated
+  // on the render thread only.
+  void setQueues(bool on) { queues_ = on; }
+
   void begin(Device& device, size_t pass) const;
   void end(Device& device, size_t pass) const;
 
@@ -54,6 +58,7 @@ class DeclaredPasses {
   std::vector<PassDesc> passes_;
   std::vector<size_t> starts_;                         // count() + 1 entries once located
   std::vector<std::vector<GraphResource>> prologues_;  // by pass (capacity kept between frames)
+  bool queues_ = false;
 };
 
 // One translating thread's walk over the pass boundaries of its keys.

@@ -36,6 +36,7 @@ FrameGraphBuilder::FrameGraphBuilder(std::span<const PassDesc> passes, TargetLoo
     : targetOf_(std::move(targetOf)), passes_(passes.size()), graphics_(passes.size()) {
   for (size_t p = 0; p < passes.size(); ++p) {
     graphics_[p] = !passes[p].target.isNull();
+    if (graphics_[p]) passes_[p].needs = QueueClass::Graphics;
     if (!passes[p].target.isNull())
       addTarget(passes_[p], passes[p].target, passes[p].colorLoad, passes[p].depthLoad);
   }
@@ -61,6 +62,14 @@ void FrameGraphBuilder::add(uint32_t pass, CommandType type, std::span<const std
   GraphPass& p = passes_[pass];
   ++p.packets;
   const CommandSemantics& s = info.semantics;
+  // Vulkan runs blits on graphics queues only; other transfers run on any queue.
+  const bool graphicsOnly = s.category == CommandCategory::Draw || s.category == CommandCategory::BeginPass ||
+                            type == CommandType::BlitTexture;
+  if (graphicsOnly) {
+    p.needs = QueueClass::Graphics;
+  } else if (s.category == CommandCategory::Dispatch && p.needs == QueueClass::Transfer) {
+    p.needs = QueueClass::AsyncCompute;
+  }
   if (s.category == CommandCategory::BeginPass) {
     cmd::BeginRenderPass begin;
     if (type == CommandType::BeginRenderPass) {
@@ -83,6 +92,14 @@ void FrameGraphBuilder::add(uint32_t pass, CommandType type, std::span<const std
     if (reads) p.reads.push_back(r);
     if (writes) p.writes.push_back(r);
   }
+}
+
+QueueClass passQueue(const PassDesc& desc, const GraphPass& pass) {
+  if (!desc.target.isNull() || desc.queue == QueueClass::Graphics || pass.needs == QueueClass::Graphics) {
+    return QueueClass::Graphics;
+  }
+  if (desc.queue == QueueClass::Transfer && pass.needs == QueueClass::Transfer) return QueueClass::Transfer;
+  return QueueClass::AsyncCompute;
 }
 
 FrameGraph FrameGraphBuilder::finish() {

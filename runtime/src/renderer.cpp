@@ -457,6 +457,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   FrameTiming wide;
   uint64_t translated;
   DrawCounts draws;
+  passes_->setQueues(jobs == 1);
   if (jobs > 1) {
     translated = translateWide(view, jobs, clock, wide, merge, draws);
   } else {
@@ -465,6 +466,9 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     if (passes_->count() != 0 && view.sorted.size() <= kPassReadsMaxKeys) preparePassReads(view);
     translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets,
                            merge ? &mergeCursors_[0] : nullptr, draws);
+    // A frame stopped inside a pass that preferred another queue: the rest of the frame is the graphics
+    // queue's.
+    if (passes_->count() != 0) device_.preferQueue(QueueClass::Graphics);
     wide.jobWall[0] = std::chrono::steady_clock::now() - start;
     wide.jobPackets[0] = translated;
   }

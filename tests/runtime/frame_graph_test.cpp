@@ -110,5 +110,37 @@ TEST(FrameGraph, WritingWhatAnEarlierPassReadsIsADependency) {
   EXPECT_EQ(graph.passes[1].dependsOn, (std::vector<uint32_t>{0})) << "write after read";
 }
 
+TEST(FrameGraph, APassRunsOnTheQueueItPrefersWhenThatQueueCanRunAllOfItsCommands) {
+  std::vector<PassDesc> passes(6);
+  passes[0].target = RenderTargetHandle{1};
+  passes[0].queue = QueueClass::AsyncCompute;  // a target: it draws, on graphics
+  passes[1].queue = QueueClass::AsyncCompute;  // dispatches and a copy
+  passes[2].queue = QueueClass::Transfer;      // copies and an update
+  passes[3].queue = QueueClass::Transfer;      // a dispatch among its copies: compute can run both
+  passes[4].queue = QueueClass::Transfer;      // a blit: graphics only
+  passes[5].queue = QueueClass::AsyncCompute;  // nothing at all: any queue would do
+  FrameGraphBuilder builder(passes, nullptr);
+  const cmd::Dispatch dispatch{};
+  const cmd::CopyBuffer copy{};
+  const cmd::UpdateBuffer update{};
+  const cmd::BlitTexture blit{};
+  builder.add(1, dispatch.kType, bytes(dispatch));
+  builder.add(1, copy.kType, bytes(copy));
+  builder.add(2, copy.kType, bytes(copy));
+  builder.add(2, update.kType, bytes(update));
+  builder.add(3, copy.kType, bytes(copy));
+  builder.add(3, dispatch.kType, bytes(dispatch));
+  builder.add(4, blit.kType, bytes(blit));
+  const FrameGraph graph = builder.finish();
+  const QueueClass expected[] = {QueueClass::Graphics, QueueClass::AsyncCompute,
+                                 QueueClass::Transfer, QueueClass::AsyncCompute,
+                                 QueueClass::Graphics, QueueClass::AsyncCompute};
+  for (size_t p = 0; p < passes.size(); ++p) {
+    EXPECT_EQ(passQueue(passes[p], graph.passes[p]), expected[p]) << "pass " << p;
+  }
+  PassDesc graphics;  // what a pass prefers by default
+  EXPECT_EQ(passQueue(graphics, graph.passes[1]), QueueClass::Graphics);
+}
+
 }  // namespace
 }  // namespace reel

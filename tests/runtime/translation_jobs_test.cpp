@@ -8,6 +8,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <vector>
 
@@ -56,6 +57,24 @@ class JobDevice final : public Device {
   void prepareReads(std::span<const GraphResource> reads) override {
     prepared.emplace_back(serial.size(), std::vector<GraphResource>(reads.begin(), reads.end()));
   }
+  // Each preferQueue, how many serial packets came before it, and whether a job's thread called it.
+  struct QueueCall {
+    size_t at;
+    QueueClass queue;
+    bool inJob;
+    bool operator==(const QueueCall&) const = default;
+  };
+  std::vector<QueueCall> queueCalls;
+  void preferQueue(QueueClass queue) override {
+    const bool inJob = currentJob() != kNoJob;
+    if (inJob) {
+      std::lock_guard lock(queueMutex);
+      queueCalls.push_back({0, queue, true});
+      return;
+    }
+    queueCalls.push_back({serial.size(), queue, false});
+  }
+  std::mutex queueMutex;
 
  protected:
   void beginJob(uint32_t job) override {
@@ -387,6 +406,53 @@ TEST(DeclaredPasses, TheRendererBeginsAndEndsEachPassAroundItsKeys) {
   const auto errors = device.takeErrors();
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("1 keys name a pass the frame did not declare"), std::string::npos) << errors[0];
+}
+
+TEST(DeclaredPasses, APassThatPrefersAnotherQueueIsAnnouncedAroundItsKeysOnTheRenderThreadOnly) {
+  JobDevice device;
+  Renderer renderer(device, {.workers = 4});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  auto declare = [&] {
+    PassDesc draws;
+    draws.target = RenderTargetHandle{7};
+    draws.queue = QueueClass::AsyncCompute;  // a pass with a target draws: it stays on graphics
+    PassDesc compute;
+    compute.queue = QueueClass::AsyncCompute;
+    PassDesc copies;
+    copies.queue = QueueClass::Transfer;
+    return std::array{renderer.resources().declarePass("draws", draws),
+                      renderer.resources().declarePass("compute", compute),
+                      renderer.resources().declarePass("copies", copies),
+                      renderer.resources().declarePass("graphics work", PassDesc{})};
+  };
+  auto passes = declare();
+  bucket.add<cmd::Draw>(passes[0], 0).vertexCount = 1;
+  bucket.add<cmd::Dispatch>(passes[1], 0).groupsX = 2;
+  bucket.add<cmd::Dispatch>(passes[1], 1).groupsX = 3;
+  bucket.add<cmd::CopyBuffer>(passes[2], 0);
+  bucket.add<cmd::Dispatch>(passes[3], 0).groupsX = 4;
+  renderer.kick();
+  renderer.flushAndWait();
+  using Q = QueueClass;
+  // Serial calls: BeginRenderPass, Draw, EndRenderPass (3), the two dispatches (5), the copy (6).
+  const size_t requests = device.serial.size() - withoutRequests(device.serial).size();
+  const std::vector<JobDevice::QueueCall> expected = {
+      {requests + 3, Q::AsyncCompute, false}, {requests + 5, Q::Graphics, false},
+      {requests + 5, Q::Transfer, false},     {requests + 6, Q::Graphics, false},
+      {requests + 7, Q::Graphics, false},  // the frame's end
+  };
+  EXPECT_EQ(device.queueCalls, expected);
+
+  // A wide frame stays on the graphics queue: no job announces a queue, and neither does the render
+  // thread.
+  device.queueCalls.clear();
+  passes = declare();
+  for (uint32_t i = 0; i < 4 * kMinJobKeys; ++i) bucket.add<cmd::Dispatch>(passes[1], i).groupsX = i;
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_FALSE(device.jobs.empty()) << "the frame went wide";
+  EXPECT_TRUE(device.queueCalls.empty());
+  EXPECT_TRUE(device.takeErrors().empty());
 }
 
 // What a device sees at each draw: the pass open and the viewport set (a pass's begin resets it).

@@ -256,7 +256,7 @@ TEST_F(ViewerScreenshot, ResourcesPanelShowsATextureAsTheReplayLeavesIt) {
 }
 
 // The Stats panel opened on its passes tab (--stats-tab): the deferred scene's six declared passes, and an
-// arrow in the sync diagram for each dependency of its render graph.
+// arrow in the sync diagram for each dependency of its render graph, across queues where it crosses them.
 TEST_F(ViewerScreenshot, StatsPanelDrawsTheFramesPassesAndTheirDependencies) {
   const std::string trace = std::string(REEL_TRACES_DIR) + "/deferred_declared.reel";
   const Shot shot = screenshot(trace, "--frame 1 --stats-tab passes --device null");
@@ -267,6 +267,10 @@ TEST_F(ViewerScreenshot, StatsPanelDrawsTheFramesPassesAndTheirDependencies) {
   EXPECT_EQ(jsonNumber(*stats, "passes").value_or(-1), 6) << *stats;
   // G-buffer <- lighting <- bright <- blur; the view after lighting and blur; the HUD after the view.
   EXPECT_GE(jsonNumber(*stats, "dependencies").value_or(-1), 6) << *stats;
+  // The lighting (a compute pass that prefers async compute) on its own lane: the G-buffer's arrow into it
+  // and its arrows out of it (to the bright pass and the view) are semaphore waits between queues.
+  EXPECT_EQ(jsonNumber(*stats, "queues").value_or(-1), 2) << *stats;
+  EXPECT_EQ(jsonNumber(*stats, "semaphores").value_or(-1), 3) << *stats;
 
   const Shot other = screenshot(trace, "--frame 1");
   EXPECT_NE(jsonObject(other.info, "stats").value_or("").find("\"tab\": \"per type\""), std::string::npos)

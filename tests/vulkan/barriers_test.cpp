@@ -90,5 +90,113 @@ TEST(Barriers, ADiscardingTransitionStartsFromUndefined) {
   EXPECT_EQ(texture.sync.layout, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
 }
 
+// ---- several queues (queues.h) ----
+
+// A graphics and a compute queue, each recording a segment; the graphics queue's values run ahead.
+struct TwoQueues {
+  QueueSegment graphics, compute;
+  BarrierBatch onGraphics, onCompute;
+  TwoQueues() {
+    graphics.kind = QueueKind::Graphics;
+    graphics.serial = 5;
+    compute.kind = QueueKind::Compute;
+    compute.serial = 3;
+    compute.stages = supportedStages(QueueKind::Compute);
+    compute.access = supportedAccess(QueueKind::Compute);
+    onGraphics.setSegment(&graphics);
+    onCompute.setSegment(&compute);
+  }
+  static constexpr size_t kG = 0, kC = 1;
+};
+
+constexpr Use kComputeRead{VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT,
+                           false};
+
+TEST(QueueBarriers, AReadOnAnotherQueueWaitsForTheWriteAndStartsFromEverything) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onGraphics.use(buffer, kTransferWrite);
+  EXPECT_EQ(buffer.queues.write[TwoQueues::kG], 5u);
+  q.onCompute.use(buffer, kComputeRead);
+  EXPECT_EQ(q.compute.needs[TwoQueues::kG], 5u) << "the compute segment waits for the graphics write";
+  ASSERT_EQ(q.onCompute.queuedBuffers().size(), 1u);
+  const VkBufferMemoryBarrier2& b = q.onCompute.queuedBuffers()[0];
+  EXPECT_EQ(b.srcStageMask, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+  EXPECT_EQ(b.srcAccessMask, VK_ACCESS_2_MEMORY_WRITE_BIT);
+  EXPECT_EQ(b.dstStageMask, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT);
+  EXPECT_EQ(buffer.queues.owner, QueueKind::Compute);
+  EXPECT_EQ(q.graphics.needs[TwoQueues::kC], 0u) << "graphics waits for nothing";
+}
+
+TEST(QueueBarriers, AValueAlreadyWaitedForIsNotWaitedForAgain) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onGraphics.use(buffer, kTransferWrite);
+  q.compute.waited[TwoQueues::kG] = 5;
+  q.onCompute.use(buffer, kComputeRead);
+  EXPECT_EQ(q.compute.needs[TwoQueues::kG], 0u);
+}
+
+TEST(QueueBarriers, AWriteAfterAnotherQueuesReadWaitsForTheRead) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onCompute.use(buffer, kComputeRead);
+  EXPECT_EQ(q.compute.needs[TwoQueues::kG], 0u) << "never written: nothing to wait for";
+  q.onGraphics.use(buffer, kTransferWrite);
+  EXPECT_EQ(q.graphics.needs[TwoQueues::kC], 3u) << "write after read across queues";
+}
+
+TEST(QueueBarriers, ReadsOnBothQueuesWaitForNothing) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onGraphics.use(buffer, kFragmentUniform);
+  q.onCompute.use(buffer, kComputeRead);
+  q.onGraphics.use(buffer, kVertexRead);
+  EXPECT_EQ(q.graphics.needs[TwoQueues::kC], 0u);
+  EXPECT_EQ(q.compute.needs[TwoQueues::kG], 0u);
+}
+
+TEST(QueueBarriers, StagesTheComputeQueueLacksAreLeftOut) {
+  TwoQueues q;
+  Texture texture;
+  q.onGraphics.use(texture, kColorWrite);
+  const Use boundEverywhere{VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT |
+                                VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                            VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, false,
+                            VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
+  q.onCompute.use(texture, boundEverywhere);
+  ASSERT_EQ(q.onCompute.queuedImages().size(), 1u);
+  const VkImageMemoryBarrier2& b = q.onCompute.queuedImages()[0];
+  EXPECT_EQ(b.dstStageMask, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT);
+  EXPECT_EQ(b.srcStageMask, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT) << "chained after the semaphore wait";
+  EXPECT_EQ(b.oldLayout, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL) << "the contents are kept";
+  EXPECT_EQ(b.newLayout, VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
+  EXPECT_EQ(q.compute.needs[TwoQueues::kG], 5u);
+  EXPECT_EQ(texture.queues.write[TwoQueues::kC], 3u) << "a layout change counts as a write";
+}
+
+TEST(QueueBarriers, BackOnTheFirstQueueItsOwnWriteIsMadeVisibleAgain) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onGraphics.use(buffer, kComputeWrite);
+  q.onCompute.use(buffer, kComputeRead);
+  q.onGraphics.clear();
+  q.graphics.serial = 6;
+  q.onGraphics.use(buffer, kVertexRead);
+  EXPECT_FALSE(q.onGraphics.empty()) << "the semaphore made the write visible to compute, not to graphics";
+  EXPECT_EQ(q.graphics.needs[TwoQueues::kC], 0u) << "compute only read it";
+}
+
+TEST(QueueBarriers, AResourceIsCurrentOnlyForReadsInTheSegmentThatLastUsedIt) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onGraphics.use(buffer, kVertexRead);
+  EXPECT_TRUE(isCurrent(buffer.queues, q.graphics, kVertexRead));
+  EXPECT_FALSE(isCurrent(buffer.queues, q.graphics, kTransferWrite)) << "writes always go through use()";
+  EXPECT_FALSE(isCurrent(buffer.queues, q.compute, kComputeRead));
+  q.graphics.serial = 7;  // a later segment: its first use must be noted
+  EXPECT_FALSE(isCurrent(buffer.queues, q.graphics, kVertexRead));
+}
+
 }  // namespace
 }  // namespace reel::vk

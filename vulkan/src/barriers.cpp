@@ -17,6 +17,81 @@ bool isSettled(const SyncState& s, const Use& use, bool image) {
   return !s.written || (covers(s.visibleStages, use.stages) && covers(s.visibleAccess, use.access));
 }
 
+bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& use) {
+  const auto k = static_cast<size_t>(segment.kind);
+  return !use.write && times.owner == segment.kind && times.access[k] == segment.serial;
+}
+
+VkPipelineStageFlags2 supportedStages(QueueKind kind) {
+  constexpr VkPipelineStageFlags2 kAny = VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT |
+                                         VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT |
+                                         VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_2_HOST_BIT;
+  // ALL_TRANSFER stands for the transfer stages the queue has.
+  constexpr VkPipelineStageFlags2 kTransfer =
+      VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT | VK_PIPELINE_STAGE_2_COPY_BIT;
+  switch (kind) {
+    case QueueKind::Graphics:
+      return ~VkPipelineStageFlags2{0};
+    case QueueKind::Compute:
+      return kAny | kTransfer | VK_PIPELINE_STAGE_2_CLEAR_BIT | VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT |
+             VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
+    case QueueKind::Transfer:
+      return kAny | kTransfer;
+  }
+  return 0;
+}
+
+VkAccessFlags2 supportedAccess(QueueKind kind) {
+  constexpr VkAccessFlags2 kAny = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT |
+                                  VK_ACCESS_2_HOST_READ_BIT | VK_ACCESS_2_HOST_WRITE_BIT |
+                                  VK_ACCESS_2_TRANSFER_READ_BIT | VK_ACCESS_2_TRANSFER_WRITE_BIT;
+  switch (kind) {
+    case QueueKind::Graphics:
+      return ~VkAccessFlags2{0};
+    case QueueKind::Compute:
+      return kAny | VK_ACCESS_2_UNIFORM_READ_BIT | VK_ACCESS_2_SHADER_READ_BIT |
+             VK_ACCESS_2_SHADER_WRITE_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT |
+             VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT |
+             VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT;
+    case QueueKind::Transfer:
+      return kAny;
+  }
+  return 0;
+}
+
+void BarrierBatch::crossQueues(SyncState& s, QueueTimes& times, Use& use, bool image) {
+  QueueSegment& segment = *segment_;
+  const auto k = static_cast<size_t>(segment.kind);
+  if (segment.kind != QueueKind::Graphics) {
+    use.stages &= segment.stages;
+    use.access &= segment.access;
+    if (use.stages == 0) {
+      // Only stages this queue lacks (a vertex buffer's scope): wait and make visible at any stage.
+      use.stages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+      use.access = use.write ? VK_ACCESS_2_MEMORY_WRITE_BIT : VK_ACCESS_2_MEMORY_READ_BIT;
+    }
+  }
+  const bool changes = use.write || (image && s.layout != use.layout);
+  for (size_t o = 0; o < kQueueKinds; ++o) {
+    if (o == k) continue;
+    const uint64_t need = changes ? times.access[o] : times.write[o];
+    if (need > segment.waited[o] && need > segment.needs[o]) segment.needs[o] = need;
+  }
+  if (times.owner != segment.kind) {
+    // The state describes another queue's stages. Whatever that queue did is waited for by the semaphore;
+    // what this queue did before it is not made visible by it: wait for everything, keep the layout.
+    SyncState fresh;
+    fresh.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    fresh.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+    fresh.layout = s.layout;
+    fresh.written = true;
+    s = fresh;
+    times.owner = segment.kind;
+  }
+  times.access[k] = segment.serial;
+  if (changes) times.write[k] = segment.serial;
+}
+
 bool BarrierBatch::apply(SyncState& s, const Use& use, bool image, VkPipelineStageFlags2& srcStages,
                          VkAccessFlags2& srcAccess) {
   const bool layoutChange = image && s.layout != use.layout;
@@ -64,11 +139,17 @@ bool BarrierBatch::apply(SyncState& s, const Use& use, bool image, VkPipelineSta
 }
 
 void BarrierBatch::use(Buffer& buffer, const Use& use) {
-  this->use(buffer.sync, buffer.get(), use);
+  if (!segment_) return this->use(buffer.sync, buffer.get(), use);
+  Use masked = use;
+  crossQueues(buffer.sync, buffer.queues, masked, false);
+  this->use(buffer.sync, buffer.get(), masked);
 }
 
 void BarrierBatch::use(Texture& texture, const Use& use, bool discard) {
-  this->use(texture.sync, texture.image.get(), texture.aspect, use, discard);
+  if (!segment_) return this->use(texture.sync, texture.image.get(), texture.aspect, use, discard);
+  Use masked = use;
+  crossQueues(texture.sync, texture.queues, masked, true);
+  this->use(texture.sync, texture.image.get(), texture.aspect, masked, discard);
 }
 
 void BarrierBatch::use(SyncState& state, VkBuffer buffer, const Use& use) {

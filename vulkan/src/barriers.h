@@ -17,9 +17,14 @@
 // For bound resources (vertex/index/uniform/storage buffers, sampled textures) the translator asks for
 // the resource's whole ReadScope at once ("settling"): after one barrier every later bound read is free,
 // which keeps the per-draw check to a flag test in steady state.
+//
+// Several queues (queues.h): a batch that records for a queue segment also notes, per use, what the
+// segment must wait for on the other queues, and masks the use to the stages its queue supports.
 
+#include <span>
 #include <vector>
 
+#include "queues.h"
 #include "resources.h"
 
 namespace reel::vk {
@@ -38,6 +43,9 @@ inline constexpr VkAccessFlags2 kWriteAccess =
 
 // True when `use` needs no barrier against `state` (same layout, nothing to wait for or make visible).
 bool isSettled(const SyncState& state, const Use& use, bool image);
+// With several queues: true when the resource's SyncState already speaks for `segment` (its queue was the
+// last to use it, in this segment), so that isSettled may skip the use. Writes always go through use().
+bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& use);
 
 class BarrierBatch {
  public:
@@ -49,7 +57,14 @@ class BarrierBatch {
   void use(SyncState& state, VkBuffer buffer, const Use& use);
   void use(SyncState& state, VkImage image, VkImageAspectFlags aspect, const Use& use, bool discard);
 
+  // A device with several queues: the segment this batch records for (null: one queue, no bookkeeping).
+  void setSegment(QueueSegment* segment) { segment_ = segment; }
+  QueueSegment* segment() const { return segment_; }
+
   bool empty() const { return buffers_.empty() && images_.empty(); }
+  // The barriers queued since the last record() or clear().
+  std::span<const VkBufferMemoryBarrier2> queuedBuffers() const { return buffers_; }
+  std::span<const VkImageMemoryBarrier2> queuedImages() const { return images_; }
   // Records the queued barriers as one vkCmdPipelineBarrier2 and clears the batch.
   void record(const DeviceFns& fns, VkCommandBuffer cmd);
   void clear();
@@ -60,6 +75,11 @@ class BarrierBatch {
   static bool apply(SyncState& state, const Use& use, bool image, VkPipelineStageFlags2& srcStages,
                     VkAccessFlags2& srcAccess);
 
+  // Notes the waits `use` needs on the other queues, makes `state` the segment's queue's (queues.h) and
+  // masks `use` to what that queue supports.
+  void crossQueues(SyncState& state, QueueTimes& times, Use& use, bool image);
+
+  QueueSegment* segment_ = nullptr;
   std::vector<VkBufferMemoryBarrier2> buffers_;
   std::vector<VkImageMemoryBarrier2> images_;
   uint64_t recorded_ = 0;

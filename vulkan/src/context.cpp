@@ -322,7 +322,7 @@ Result<void> Context::selectPhysicalDevice(const ContextConfig& config) {
 
   physical_ = chosen->device;
   properties_ = chosen->properties;
-  queueFamily_ = chosen->queueFamily;
+  chooseQueues(chosen->queueFamily, config.oneQueue);
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
 
   auto driver = make<VkPhysicalDeviceDriverProperties>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES);
@@ -336,12 +336,42 @@ Result<void> Context::selectPhysicalDevice(const ContextConfig& config) {
   return {};
 }
 
+void Context::chooseQueues(uint32_t graphicsFamily, bool oneQueue) {
+  uint32_t count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &count, families.data());
+  auto take = [&](QueueKind kind, uint32_t family) {
+    QueueInfo& q = queues_[static_cast<size_t>(kind)];
+    q.family = family;
+    q.timestampValidBits = families[family].timestampValidBits;
+    q.imageGranularity = families[family].minImageTransferGranularity;
+    families_.push_back(family);
+  };
+  take(QueueKind::Graphics, graphicsFamily);
+  if (oneQueue) return;
+  for (uint32_t i = 0; i < count; ++i) {
+    const VkQueueFlags f = families[i].queueFlags;
+    if (families[i].queueCount == 0 || (f & VK_QUEUE_GRAPHICS_BIT)) continue;
+    if ((f & VK_QUEUE_COMPUTE_BIT) && queue(QueueKind::Compute).family == UINT32_MAX) {
+      take(QueueKind::Compute, i);
+    } else if (!(f & VK_QUEUE_COMPUTE_BIT) && (f & VK_QUEUE_TRANSFER_BIT) &&
+               queue(QueueKind::Transfer).family == UINT32_MAX) {
+      take(QueueKind::Transfer, i);
+    }
+  }
+}
+
 Result<void> Context::createDevice() {
   const float priority = 1.0f;
-  auto queue = make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
-  queue.queueFamilyIndex = queueFamily_;
-  queue.queueCount = 1;
-  queue.pQueuePriorities = &priority;
+  std::vector<VkDeviceQueueCreateInfo> queueInfos;
+  for (const uint32_t family : families_) {
+    auto queue = make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
+    queue.queueFamilyIndex = family;
+    queue.queueCount = 1;
+    queue.pQueuePriorities = &priority;
+    queueInfos.push_back(queue);
+  }
 
   auto f13 = make<VkPhysicalDeviceVulkan13Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES);
   f13.dynamicRendering = VK_TRUE;
@@ -356,8 +386,8 @@ Result<void> Context::createDevice() {
   if (surface_) extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
 
   auto info = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &features);
-  info.queueCreateInfoCount = 1;
-  info.pQueueCreateInfos = &queue;
+  info.queueCreateInfoCount = static_cast<uint32_t>(queueInfos.size());
+  info.pQueueCreateInfos = queueInfos.data();
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
   info.ppEnabledExtensionNames = extensions.data();
   if (VkResult r = vkCreateDevice(physical_, &info, nullptr, &fns_.device); r != VK_SUCCESS) {
@@ -365,7 +395,9 @@ Result<void> Context::createDevice() {
     return vkError("vkCreateDevice", r);
   }
   volkLoadDeviceTable(&fns_.t, fns_.device);
-  fns_.t.vkGetDeviceQueue(fns_.device, queueFamily_, 0, &queue_);
+  for (QueueInfo& q : queues_) {
+    if (q.family != UINT32_MAX) fns_.t.vkGetDeviceQueue(fns_.device, q.family, 0, &q.queue);
+  }
   return {};
 }
 

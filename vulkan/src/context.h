@@ -8,6 +8,9 @@
 // VK_KHR_push_descriptor and a queue family with graphics + compute (+ present, when windowed). A name
 // that matches nothing, or only a device that does not qualify, is an error that lists every device.
 //
+// Queues: one on the graphics+compute family, and one on a compute-only and one on a transfer-only family
+// where the device has them (queues.h), unless the config asks for one queue (REEL_QUEUES=1).
+//
 // Validation (the Khronos layer) is enabled on request, with its synchronization checks when asked; its
 // messages (warnings and errors) go to the sink, which the Vulkan device turns into reportError().
 
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "queues.h"
 #include "reel/runtime/device.h"
 #include "vk.h"
 
@@ -28,6 +32,15 @@ struct ContextConfig {
   bool synchronizationValidation = false;
   std::vector<std::string> instanceExtensions;  // the window system's (glfwGetRequiredInstanceExtensions)
   std::function<VkSurfaceKHR(VkInstance)> createSurface;  // null: headless
+  bool oneQueue = false;  // only the graphics+compute queue, even where the device has more families
+};
+
+// A queue the context opened.
+struct QueueInfo {
+  VkQueue queue = VK_NULL_HANDLE;  // VK_NULL_HANDLE: the device has no such family (or one queue was asked)
+  uint32_t family = UINT32_MAX;
+  uint32_t timestampValidBits = 0;
+  VkExtent3D imageGranularity{1, 1, 1};  // minImageTransferGranularity
 };
 
 // Called for every validation message the device must report; any thread.
@@ -44,8 +57,11 @@ class Context {
   VkPhysicalDevice physical() const { return physical_; }
   VkSurfaceKHR surface() const { return surface_; }
   const DeviceFns& fns() const { return fns_; }
-  VkQueue queue() const { return queue_; }
-  uint32_t queueFamily() const { return queueFamily_; }
+  VkQueue queue() const { return queues_[0].queue; }
+  uint32_t queueFamily() const { return queues_[0].family; }
+  const QueueInfo& queue(QueueKind kind) const { return queues_[static_cast<size_t>(kind)]; }
+  // The families of the opened queues, for VK_SHARING_MODE_CONCURRENT (one entry: one queue family).
+  const std::vector<uint32_t>& families() const { return families_; }
   const VkPhysicalDeviceProperties& properties() const { return properties_; }
   const VkPhysicalDeviceMemoryProperties& memory() const { return memory_; }
   bool debugUtils() const { return debugUtils_; }
@@ -56,6 +72,8 @@ class Context {
   Context() = default;
   Result<void> createInstance(const ContextConfig& config, MessageSink sink, void* user);
   Result<void> selectPhysicalDevice(const ContextConfig& config);
+  // The graphics+compute family, and a compute-only and a transfer-only family where there are ones.
+  void chooseQueues(uint32_t graphicsFamily, bool oneQueue);
   Result<void> createDevice();
 
   VkInstance instance_ = VK_NULL_HANDLE;
@@ -65,8 +83,8 @@ class Context {
   VkPhysicalDeviceProperties properties_{};
   VkPhysicalDeviceMemoryProperties memory_{};
   DeviceFns fns_;
-  VkQueue queue_ = VK_NULL_HANDLE;
-  uint32_t queueFamily_ = 0;
+  QueueInfo queues_[kQueueKinds];
+  std::vector<uint32_t> families_;
   bool debugUtils_ = false;
   bool validation_ = false;
   DeviceInfo info_;

@@ -1,24 +1,29 @@
 #include "frame_context.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace reel::vk {
 
-FrameContext::FrameContext(const DeviceFns& fns, MemoryAllocator& allocator, uint32_t queueFamily)
+FrameContext::FrameContext(const DeviceFns& fns, MemoryAllocator& allocator,
+                           const uint32_t (&families)[kQueueKinds])
     // Storage too: a merged draw's per-instance constants are read from here (translate.cpp).
     : upload(fns, allocator, MemoryDomain::HostUpload,
              VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, 1u << 20),
       readback(fns, allocator, MemoryDomain::HostReadback, VK_BUFFER_USAGE_TRANSFER_DST_BIT, 1u << 20),
-      fns_(fns),
-      queueFamily_(queueFamily) {}
+      fns_(fns) {
+  std::copy(std::begin(families), std::end(families), families_);
+}
 
 Result<void> FrameContext::init() {
   return makePool(main_);
 }
 
-Result<void> FrameContext::makePool(Pool& target) {
+Result<void> FrameContext::makePool(Pool& target, QueueKind queue) {
   auto info = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   // Transient: every command buffer is recorded once and the whole pool is reset with the context.
   info.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-  info.queueFamilyIndex = queueFamily_;
+  info.queueFamilyIndex = families_[static_cast<size_t>(queue)];
   VkCommandPool pool = VK_NULL_HANDLE;
   if (VkResult r = fns_.t.vkCreateCommandPool(fns_.device, &info, nullptr, &pool); r != VK_SUCCESS) {
     return vkError("vkCreateCommandPool", r);
@@ -27,8 +32,13 @@ Result<void> FrameContext::makePool(Pool& target) {
   return {};
 }
 
-Result<VkCommandBuffer> FrameContext::beginCommandBuffer() {
-  return begin(main_);
+Result<VkCommandBuffer> FrameContext::beginCommandBuffer(QueueKind queue) {
+  if (queue == QueueKind::Graphics) return begin(main_);
+  Pool& pool = others_[static_cast<size_t>(queue) - 1];
+  if (!pool.pool.get()) {
+    if (auto made = makePool(pool, queue); !made) return made.error();
+  }
+  return begin(pool);
 }
 
 Result<void> FrameContext::prepareJobPools(uint32_t jobs) {
@@ -154,6 +164,7 @@ void FrameContext::recycle(const MemoryAllocator& allocator) {
     p.used = 0;
   };
   reset(main_);
+  for (Pool& p : others_) reset(p);
   for (auto& p : jobPools_) reset(*p);
   upload.reset();
   readback.reset();

@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "queues.h"
 #include "reel/runtime/readback.h"
 #include "staging.h"
 
@@ -71,11 +72,12 @@ class GpuTimer {
 
 class FrameContext {
  public:
-  FrameContext(const DeviceFns& fns, MemoryAllocator& allocator, uint32_t queueFamily);
+  // `families`: the queue family of each queue kind the device opened (UINT32_MAX: none).
+  FrameContext(const DeviceFns& fns, MemoryAllocator& allocator, const uint32_t (&families)[kQueueKinds]);
 
   Result<void> init();
-  // A primary command buffer from this context's pool, begun for one submission.
-  Result<VkCommandBuffer> beginCommandBuffer();
+  // A primary command buffer from this context's pool for that queue, begun for one submission.
+  Result<VkCommandBuffer> beginCommandBuffer(QueueKind queue = QueueKind::Graphics);
   // Wide translation: a command pool for each of `jobs` jobs (render thread, before the jobs start), then
   // a primary command buffer from job `job`'s pool (on that job's thread: each pool has one user).
   Result<void> prepareJobPools(uint32_t jobs);
@@ -93,16 +95,17 @@ class FrameContext {
 
  private:
   const DeviceFns& fns_;
-  uint32_t queueFamily_;
+  uint32_t families_[kQueueKinds];
   struct Pool {
     OwnedCommandPool pool;
     std::vector<VkCommandBuffer> commandBuffers;
     size_t used = 0;
   };
-  Result<void> makePool(Pool& pool);
+  Result<void> makePool(Pool& pool, QueueKind queue = QueueKind::Graphics);
   Result<VkCommandBuffer> begin(Pool& pool);
 
   Pool main_;
+  Pool others_[kQueueKinds - 1];  // compute, transfer: made at their first command buffer
   std::vector<std::unique_ptr<Pool>> jobPools_;
 };
 

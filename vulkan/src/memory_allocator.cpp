@@ -415,7 +415,7 @@ Result<BufferAllocation> createBuffer(const DeviceFns& fns, MemoryAllocator& all
   auto info = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   info.size = size;
   info.usage = usage;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  allocator.setSharing(info);
   VkBuffer buffer = VK_NULL_HANDLE;
   if (VkResult r = fns.t.vkCreateBuffer(fns.device, &info, nullptr, &buffer); r != VK_SUCCESS) {
     return vkError("vkCreateBuffer", r);

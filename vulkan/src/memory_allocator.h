@@ -126,6 +126,18 @@ class MemoryAllocator {
   Result<Allocation> allocateFor(VkBuffer buffer, MemoryDomain domain);
   Result<Allocation> allocateFor(VkImage image, MemoryDomain domain);
 
+  // The queue families that use the resources made through this allocator (several: they are created
+  // VK_SHARING_MODE_CONCURRENT, queues.h). One family by default: exclusive.
+  void shareWith(std::vector<uint32_t> families) { families_ = std::move(families); }
+  // Fills a create info's sharing mode and family list (VkBufferCreateInfo, VkImageCreateInfo).
+  template <typename CreateInfo>
+  void setSharing(CreateInfo& info) const {
+    const bool concurrent = families_.size() > 1;
+    info.sharingMode = concurrent ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE;
+    info.queueFamilyIndexCount = concurrent ? static_cast<uint32_t>(families_.size()) : 0;
+    info.pQueueFamilyIndices = concurrent ? families_.data() : nullptr;
+  }
+
   // The lower level: memory for `requirements`, unbound. `dedicatedBuffer` / `dedicatedImage` name the
   // resource when the allocation is to be dedicated to it (forced when `dedicated`).
   struct Request {
@@ -152,6 +164,7 @@ class MemoryAllocator {
   VkDeviceSize dedicatedBytesFor(uint32_t type) const;
 
  private:
+  std::vector<uint32_t> families_;
   friend class Allocation;
   void release(MemoryBlock* block, VkDeviceSize offset);
   // With mutex_ held.

@@ -111,6 +111,7 @@ Result<void> VulkanDeviceImpl::runAndWait(const std::function<Result<void>(VkCom
   if (frameRecording()) {
     // In the middle of a frame (a FrameObserver): the copy goes into the frame's own command buffer, which
     // is submitted early so that the copy sees everything recorded before it.
+    onQueue(main_, vk::QueueKind::Graphics);
     if (pass_.rendering) suspendRendering();
     if (auto r = record(cmd_); !r) return r;
     used = ctx_;

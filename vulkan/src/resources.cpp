@@ -312,7 +312,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
   info.samples = VK_SAMPLE_COUNT_1_BIT;
   info.tiling = VK_IMAGE_TILING_OPTIMAL;
   info.usage = usage;
-  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  allocator_->setSharing(info);
   info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
   VkImage image = VK_NULL_HANDLE;
   if (VkResult r = fns_->t.vkCreateImage(fns_->device, &info, nullptr, &image); r != VK_SUCCESS) {

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "memory_allocator.h"
+#include "queues.h"
 #include "reel/runtime/descriptors.h"
 #include "reel/runtime/detail/resource_table.h"
 
@@ -36,6 +37,7 @@ struct Buffer final : Retired {
   BufferDesc desc;
   BufferAllocation allocation;
   SyncState sync;
+  QueueTimes queues;  // several queues only (queues.h)
   ReadScope reads;
   uint32_t handle = 0;
   VkBuffer get() const { return allocation.buffer.get(); }
@@ -51,6 +53,7 @@ struct Texture final : Retired {
   OwnedImageView view;            // every mip, for sampling (sampled or storage textures only)
   OwnedImageView attachmentView;  // mip 0, for rendering (color or depth targets only)
   SyncState sync;
+  QueueTimes queues;  // several queues only (queues.h)
   ReadScope reads;
   uint32_t handle = 0;
 };

@@ -99,7 +99,7 @@ void VulkanDeviceImpl::resetBindings(Recorder& r) {
   r.dirty = kCheckGraphics | kCheckCompute;
   r.graphicsSettled = 0;
   r.descriptorDirty[0] = r.descriptorDirty[1] = 0;
-  r.debugLabels = 0;
+  r.labels.clear();
 }
 
 void VulkanDeviceImpl::invalidateRecorded(Recorder& r) {
@@ -115,7 +115,23 @@ void VulkanDeviceImpl::invalidateRecorded(Recorder& r) {
 }
 
 void VulkanDeviceImpl::closeDebugLabels(Recorder& r) {
-  for (; r.debugLabels > 0; --r.debugLabels) vkCmdEndDebugUtilsLabelEXT(r.cmd);
+  suspendDebugLabels(r);
+  r.labels.clear();
+}
+
+void VulkanDeviceImpl::suspendDebugLabels(Recorder& r) {
+  if (r.cmd == VK_NULL_HANDLE) return;
+  for (size_t i = 0; i < r.labels.size(); ++i) vkCmdEndDebugUtilsLabelEXT(r.cmd);
+}
+
+void VulkanDeviceImpl::resumeDebugLabels(Recorder& r) {
+  if (r.cmd == VK_NULL_HANDLE) return;
+  for (const Recorder::Label& label : r.labels) {
+    auto info = vk::make<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
+    info.pLabelName = label.name.c_str();
+    std::memcpy(info.color, label.color, sizeof info.color);
+    vkCmdBeginDebugUtilsLabelEXT(r.cmd, &info);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -124,6 +140,7 @@ void VulkanDeviceImpl::closeDebugLabels(Recorder& r) {
 bool VulkanDeviceImpl::ensureRendering(Recorder& r) {
   if (r.pass.rendering) return true;
   if (!r.pass.open) return false;
+  onQueue(r, vk::QueueKind::Graphics);
   const bool resume = r.pass.begun;
   for (uint32_t i = 0; i < r.pass.colorCount; ++i) {
     use(r, *r.pass.colors[i], kColorAttachment, !resume && r.pass.colorLoad != LoadOp::Load);
@@ -573,6 +590,7 @@ bool VulkanDeviceImpl::settleBound(Recorder& r, bool graphics, CommandType comma
 
 bool VulkanDeviceImpl::prepareDraw(Recorder& r, CommandType command, const PacketContext& context,
                                    bool instanced) {
+  onQueue(r, vk::QueueKind::Graphics);
   if (!r.pass.open) {
     reportPacket(command, context, "a draw outside a render pass");
     return false;
@@ -843,7 +861,9 @@ bool VulkanDeviceImpl::prepareDispatch(Recorder& r, const PacketContext& context
 
 void VulkanDeviceImpl::execute(const cmd::Dispatch& p, const PacketContext& c) {
   Recorder& r = rec();
-  if (!beginSorted(r) || !prepareDispatch(r, c)) return;
+  if (!beginSorted(r)) return;
+  onQueue(r, queueFor(vk::QueueKind::Compute));
+  if (!prepareDispatch(r, c)) return;
   fns_->t.vkCmdDispatch(r.cmd, p.groupsX, p.groupsY, p.groupsZ);
 }
 
@@ -863,6 +883,7 @@ void VulkanDeviceImpl::execute(const cmd::CopyBuffer& p, const PacketContext& c)
     return reportPacket(kType, c, "source and destination ranges overlap");
   }
   leaveRendering(r);
+  onQueue(r, queueFor(vk::QueueKind::Transfer));
   if (source == destination) {
     use(r, *destination, kTransferSelf);
   } else {
@@ -884,6 +905,7 @@ void VulkanDeviceImpl::execute(const cmd::UpdateBuffer& p, const PacketContext& 
     return reportPacket(CommandType::UpdateBuffer, c, "no data, or the data passes the end of the buffer");
   }
   leaveRendering(r);
+  onQueue(r, queueFor(vk::QueueKind::Transfer));
   if (r.job) return recordJobUpload(r, *buffer, p.offset, c.aux, CommandType::UpdateBuffer, c);
   if (auto uploaded = uploadBuffer(*buffer, p.offset, c.aux); !uploaded) {
     reportPacket(CommandType::UpdateBuffer, c, uploaded.error().message);
@@ -909,6 +931,10 @@ void VulkanDeviceImpl::execute(const cmd::CopyTexture& p, const PacketContext& c
     return reportPacket(kType, c, "empty, or the rectangle passes the edge of a texture");
   }
   leaveRendering(r, source, destination);
+  // A transfer queue copies whole texels only at its family's granularity: elsewhere, where compute can.
+  const VkExtent3D g = context_->queue(vk::QueueKind::Transfer).imageGranularity;
+  const bool texelCopies = g.width == 1 && g.height == 1 && g.depth == 1;
+  onQueue(r, queueFor(texelCopies ? vk::QueueKind::Transfer : vk::QueueKind::Compute));
   VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   VkImageLayout destinationLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
   if (source == destination) {
@@ -959,6 +985,7 @@ void VulkanDeviceImpl::execute(const cmd::BlitTexture& p, const PacketContext& c
     return reportPacket(kType, c, "the formats do not support this blit on this device");
   }
   leaveRendering(r, source, destination);
+  onQueue(r, vk::QueueKind::Graphics);  // blits need a graphics queue
   VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   VkImageLayout destinationLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
   if (source == destination) {
@@ -987,20 +1014,21 @@ void VulkanDeviceImpl::execute(const cmd::BlitTexture& p, const PacketContext& c
 void VulkanDeviceImpl::execute(const cmd::DebugMarkerBegin& p, const PacketContext& c) {
   Recorder& r = rec();
   if (!beginSorted(r) || !context_->debugUtils()) return;
-  const std::string label(reinterpret_cast<const char*>(c.aux.data()), c.aux.size());
+  Recorder::Label& label = r.labels.emplace_back();
+  label.name.assign(reinterpret_cast<const char*>(c.aux.data()), c.aux.size());
+  std::memcpy(label.color, p.color, sizeof label.color);
   auto info = vk::make<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
-  info.pLabelName = label.c_str();
-  std::memcpy(info.color, p.color, sizeof info.color);
+  info.pLabelName = label.name.c_str();
+  std::memcpy(info.color, label.color, sizeof info.color);
   vkCmdBeginDebugUtilsLabelEXT(r.cmd, &info);
-  ++r.debugLabels;
 }
 
 void VulkanDeviceImpl::execute(const cmd::DebugMarkerEnd&, const PacketContext& c) {
   Recorder& r = rec();
   if (!beginSorted(r) || !context_->debugUtils()) return;
-  if (r.debugLabels == 0) return reportPacket(CommandType::DebugMarkerEnd, c, "no DebugMarkerBegin is open");
+  if (r.labels.empty()) return reportPacket(CommandType::DebugMarkerEnd, c, "no DebugMarkerBegin is open");
   vkCmdEndDebugUtilsLabelEXT(r.cmd);
-  --r.debugLabels;
+  r.labels.pop_back();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1131,7 +1159,11 @@ void VulkanDeviceImpl::settleRead(Recorder& r, vk::Texture& texture) {
 }
 
 bool VulkanDeviceImpl::settled(Recorder& r, vk::Buffer& buffer, const Use& u) {
-  if (!r.job) return vk::isSettled(buffer.sync, u, false);
+  if (!r.job) {
+    const vk::QueueSegment* segment = r.barriers.segment();
+    if (segment && !vk::isCurrent(buffer.queues, *segment, u)) return false;
+    return vk::isSettled(buffer.sync, u, false);
+  }
   const JobUse* known = findUse(r, &buffer);
   if (!known) return false;  // first use in the job: it must go through use() to be placed
   vk::SyncState s = known->state;
@@ -1140,7 +1172,11 @@ bool VulkanDeviceImpl::settled(Recorder& r, vk::Buffer& buffer, const Use& u) {
 }
 
 bool VulkanDeviceImpl::settled(Recorder& r, vk::Texture& texture, const Use& u) {
-  if (!r.job) return vk::isSettled(texture.sync, u, true);
+  if (!r.job) {
+    const vk::QueueSegment* segment = r.barriers.segment();
+    if (segment && !vk::isCurrent(texture.queues, *segment, u)) return false;
+    return vk::isSettled(texture.sync, u, true);
+  }
   const JobUse* known = findUse(r, &texture);
   if (!known) return false;
   vk::SyncState s = known->state;
@@ -1265,6 +1301,12 @@ void VulkanDeviceImpl::endJobs() {
     for (const JobUse& u : job.uses) {
       vk::SyncState& truth =
           u.image ? static_cast<vk::Texture*>(u.resource)->sync : static_cast<vk::Buffer*>(u.resource)->sync;
+      if (const vk::QueueSegment* segment = barriers_.segment(); segment && u.wrote) {
+        // The first use above took the resource onto the graphics queue; a later write in the job counts.
+        vk::QueueTimes& times = u.image ? static_cast<vk::Texture*>(u.resource)->queues
+                                        : static_cast<vk::Buffer*>(u.resource)->queues;
+        times.write[0] = segment->serial;
+      }
       if (u.wrote) {
         truth = u.state;  // everything since the job's last write is the job's own
       } else {

@@ -53,12 +53,23 @@ Result<void> VulkanDeviceImpl::init() {
   config.synchronizationValidation = options_.synchronizationValidation;
   config.instanceExtensions = options_.instanceExtensions;
   config.createSurface = options_.createSurface;
+  config.oneQueue = options_.oneQueue;
+  if (const char* queues = std::getenv("REEL_QUEUES"); queues && *queues) {
+    if (std::strcmp(queues, "1") != 0) {
+      return fail("REEL_QUEUES=", queues, ": only 1 (one queue) is understood; unset it for every queue");
+    }
+    config.oneQueue = true;
+  }
   auto context = vk::Context::create(config, &VulkanDeviceImpl::onValidationMessage, this);
   if (!context) return context.error();
   context_ = std::move(*context);
   fns_ = &context_->fns();
   limits_ = context_->properties().limits;
   allocator_ = std::make_unique<vk::MemoryAllocator>(*fns_, context_->memory(), limits_);
+  // Several queue families: resources are shared by all of them (queues.h), so every buffer and image,
+  // the frame contexts' arenas included, is created knowing it.
+  severalQueues_ = context_->families().size() > 1;
+  if (severalQueues_) allocator_->shareWith(context_->families());
   pipelines_ = std::make_unique<vk::PipelineLibrary>(*fns_);
   if (auto r = pipelines_->init(options_.pipelineCachePath); !r) return r.error();
 
@@ -72,20 +83,34 @@ Result<void> VulkanDeviceImpl::init() {
     return vk::vkError("vkCreateSemaphore", r);
   }
   timeline_ = vk::OwnedSemaphore(fns_, timeline);
+  uint32_t families[vk::kQueueKinds];
+  for (size_t k = 0; k < vk::kQueueKinds; ++k) {
+    const auto kind = static_cast<vk::QueueKind>(k);
+    families[k] = context_->queue(kind).family;
+    segments_[k].kind = kind;
+    segments_[k].stages = vk::supportedStages(kind);
+    segments_[k].access = vk::supportedAccess(kind);
+    if (k == 0 || context_->queue(kind).queue == VK_NULL_HANDLE) continue;
+    queues_[k].queue = context_->queue(kind).queue;
+    VkSemaphore other = VK_NULL_HANDLE;
+    if (VkResult r = fns_->t.vkCreateSemaphore(fns_->device, &semaphoreInfo, nullptr, &other);
+        r != VK_SUCCESS) {
+      return vk::vkError("vkCreateSemaphore", r);
+    }
+    queues_[k].timeline = vk::OwnedSemaphore(fns_, other);
+  }
+  if (severalQueues_) main_.barriers.setSegment(&segments_[0]);
+  stats_.queues = static_cast<uint32_t>(context_->families().size());
 
   // GPU times need a queue that writes timestamps; a device whose queue does not just has none.
   uint32_t timestampBits = 0;
   if (options_.collectTimings && limits_.timestampPeriod > 0.0f) {
-    uint32_t count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(context_->physical(), &count, nullptr);
-    std::vector<VkQueueFamilyProperties> families(count);
-    vkGetPhysicalDeviceQueueFamilyProperties(context_->physical(), &count, families.data());
-    if (context_->queueFamily() < count) timestampBits = families[context_->queueFamily()].timestampValidBits;
+    timestampBits = context_->queue(vk::QueueKind::Graphics).timestampValidBits;
   }
   gpuTimestamps_ = timestampBits > 0;
 
   for (uint32_t i = 0; i < options_.framesInFlight; ++i) {
-    auto frame = std::make_unique<vk::FrameContext>(*fns_, *allocator_, context_->queueFamily());
+    auto frame = std::make_unique<vk::FrameContext>(*fns_, *allocator_, families);
     if (auto r = frame->init(); !r) return r.error();
     if (auto r = frame->gpuTimer.init(*fns_, timestampBits, limits_.timestampPeriod); !r) return r.error();
     if (options_.createSurface) {
@@ -99,7 +124,7 @@ Result<void> VulkanDeviceImpl::init() {
     }
     frames_.push_back(std::move(frame));
   }
-  immediate_ = std::make_unique<vk::FrameContext>(*fns_, *allocator_, context_->queueFamily());
+  immediate_ = std::make_unique<vk::FrameContext>(*fns_, *allocator_, families);
   if (auto r = immediate_->init(); !r) return r.error();
 
   // BindTexture with a null sampler samples with this one.
@@ -147,10 +172,60 @@ Result<void> VulkanDeviceImpl::beginCommandBuffer() {
   return {};
 }
 
-Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage,
-                                          VkSemaphore signal) {
+void VulkanDeviceImpl::takeWaits(vk::QueueKind kind, std::vector<VkSemaphoreSubmitInfo>& waits) {
+  vk::QueueSegment& segment = segments_[static_cast<size_t>(kind)];
+  for (size_t o = 0; o < vk::kQueueKinds; ++o) {
+    if (segment.needs[o] == 0) continue;
+    auto info = vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    info.semaphore = o == 0 ? timeline_.get() : queues_[o].timeline.get();
+    info.value = segment.needs[o];
+    // Every stage: the semaphore also orders the layout changes that follow it (queues.h).
+    info.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    waits.push_back(info);
+    segment.waited[o] = std::max(segment.waited[o], segment.needs[o]);
+    segment.needs[o] = 0;
+    ++stats_.queueWaits;
+  }
+}
+
+Result<void> VulkanDeviceImpl::submitOther(vk::QueueKind kind) {
+  const auto k = static_cast<size_t>(kind);
   VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
-  if (ctx_) ctx_->gpuTimer.endCommandBuffer(cmd);
+  if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
+    return vk::vkError("vkEndCommandBuffer", r);
+  }
+  OtherQueue& queue = queues_[k];
+  const uint64_t serial = queue.lastSerial + 1;
+  std::vector<VkSemaphoreSubmitInfo> waits;
+  takeWaits(kind, waits);
+  auto command = vk::make<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+  command.commandBuffer = cmd;
+  auto signal = vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+  signal.semaphore = queue.timeline.get();
+  signal.value = serial;
+  signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  auto info = vk::make<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
+  info.waitSemaphoreInfoCount = static_cast<uint32_t>(waits.size());
+  info.pWaitSemaphoreInfos = waits.data();
+  info.commandBufferInfoCount = 1;
+  info.pCommandBufferInfos = &command;
+  info.signalSemaphoreInfoCount = 1;
+  info.pSignalSemaphoreInfos = &signal;
+  if (VkResult r = fns_->t.vkQueueSubmit2(queue.queue, 1, &info, VK_NULL_HANDLE); r != VK_SUCCESS) {
+    if (vk::isDeviceLost(r)) reportLost("vkQueueSubmit2");
+    return vk::vkError("vkQueueSubmit2", r);
+  }
+  queue.lastSerial = serial;
+  segments_[k].serial = serial + 1;
+  ++stats_.submits;
+  ++(kind == vk::QueueKind::Compute ? stats_.computeSubmits : stats_.transferSubmits);
+  return {};
+}
+
+Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage,
+                                          VkSemaphore signal, bool endTimer) {
+  VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
+  if (ctx_ && endTimer) ctx_->gpuTimer.endCommandBuffer(cmd);
   if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
     return vk::vkError("vkEndCommandBuffer", r);
   }
@@ -170,12 +245,17 @@ Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags
   signals[0].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
   signals[1].semaphore = signal;
   signals[1].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-  auto waitInfo = vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-  waitInfo.semaphore = wait;
-  waitInfo.stageMask = waitStage;
+  std::vector<VkSemaphoreSubmitInfo> waits;
+  if (wait) {
+    auto waitInfo = vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
+    waitInfo.semaphore = wait;
+    waitInfo.stageMask = waitStage;
+    waits.push_back(waitInfo);
+  }
+  if (severalQueues_) takeWaits(vk::QueueKind::Graphics, waits);
   auto info = vk::make<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-  info.waitSemaphoreInfoCount = wait ? 1 : 0;
-  info.pWaitSemaphoreInfos = &waitInfo;
+  info.waitSemaphoreInfoCount = static_cast<uint32_t>(waits.size());
+  info.pWaitSemaphoreInfos = waits.data();
   info.commandBufferInfoCount = static_cast<uint32_t>(commands.size());
   info.pCommandBufferInfos = commands.data();
   info.signalSemaphoreInfoCount = signal ? 2 : 1;
@@ -185,8 +265,46 @@ Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags
     return vk::vkError("vkQueueSubmit2", r);
   }
   lastSerial_ = serial;
+  segments_[0].serial = serial + 1;
   ++stats_.submits;
   return serial;
+}
+
+void VulkanDeviceImpl::preferQueue(QueueClass queue) {
+  preferred_ = queue;
+}
+
+vk::QueueKind VulkanDeviceImpl::queueFor(vk::QueueKind capability) const {
+  using vk::QueueKind;
+  if (!severalQueues_ || capability == QueueKind::Graphics) return QueueKind::Graphics;
+  auto has = [&](QueueKind kind) { return queues_[static_cast<size_t>(kind)].queue != VK_NULL_HANDLE; };
+  if (preferred_ == QueueClass::Transfer && capability == QueueKind::Transfer && has(QueueKind::Transfer)) {
+    return QueueKind::Transfer;
+  }
+  if (preferred_ != QueueClass::Graphics && has(QueueKind::Compute)) return QueueKind::Compute;
+  return QueueKind::Graphics;
+}
+
+void VulkanDeviceImpl::onQueue(Recorder& r, vk::QueueKind kind) {
+  if (r.job || kind == current_ || !frameRecording()) return;
+  if (r.pass.rendering) suspendRendering(r);
+  suspendDebugLabels(r);  // labels do not span command buffers
+  flushBarriers(r);
+  const vk::QueueKind from = std::exchange(current_, kind);
+  if (from == vk::QueueKind::Graphics) {
+    if (auto serial = submit(VK_NULL_HANDLE, 0, VK_NULL_HANDLE, /*endTimer=*/false); !serial) {
+      return reportError("frame " + std::to_string(frame_) + ": " + serial.error().message);
+    }
+  } else if (auto submitted = submitOther(from); !submitted) {
+    return reportError("frame " + std::to_string(frame_) + ": " + submitted.error().message);
+  }
+  r.barriers.setSegment(&segments_[static_cast<size_t>(kind)]);
+  auto cmd = ctx_->beginCommandBuffer(kind);
+  if (!cmd) return reportError("frame " + std::to_string(frame_) + ": " + cmd.error().message);
+  r.cmd = *cmd;
+  invalidateRecorded(r);
+  resumeDebugLabels(r);
+  ++r.writeEpoch;  // bound resources are settled again, on this queue
 }
 
 Result<void> VulkanDeviceImpl::waitSerial(uint64_t serial) {
@@ -205,14 +323,17 @@ Result<void> VulkanDeviceImpl::waitSerial(uint64_t serial) {
 }
 
 Result<void> VulkanDeviceImpl::flushMidFrame() {
+  onQueue(main_, vk::QueueKind::Graphics);
   if (pass_.rendering) suspendRendering();
-  closeDebugLabels(main_);  // labels do not span command buffers
+  suspendDebugLabels(main_);  // labels do not span command buffers
   auto serial = submit();
   if (!serial) return serial.error();
   ctx_->serial = *serial;
   if (auto r = waitSerial(*serial); !r) return r;
   ctx_->gpuTimer.collect();
-  return beginCommandBuffer();
+  auto begun = beginCommandBuffer();
+  if (begun) resumeDebugLabels(main_);
+  return begun;
 }
 
 void VulkanDeviceImpl::reportLost(const char* where) {
@@ -264,6 +385,8 @@ void VulkanDeviceImpl::beginFrame(uint64_t frame) {
   deliverGpuTime(*ctx_);
   ctx_->recycle(*allocator_);
   if (options_.collectTimings) ctx_->gpuTimer.startFrame(frame);
+  current_ = vk::QueueKind::Graphics;
+  if (severalQueues_) main_.barriers.setSegment(&segments_[0]);
   if (auto r = beginCommandBuffer(); !r) {
     reportError("frame " + std::to_string(frame) + ": " + r.error().message);
     ctx_ = nullptr;
@@ -277,6 +400,13 @@ void VulkanDeviceImpl::endFrame(uint64_t frame) {
     // A frame may end inside a render pass when the renderer stops after N packets (replay --stop-at):
     // the pass is closed, its clear still runs.
     if (pass_.open) endPass(main_);
+    // The frame's last submission is the graphics queue's, after every other queue's work of the frame.
+    onQueue(main_, vk::QueueKind::Graphics);
+    preferred_ = QueueClass::Graphics;
+    for (size_t k = 1; k < vk::kQueueKinds; ++k) {
+      vk::QueueSegment& graphics = segments_[0];
+      if (queues_[k].lastSerial > graphics.waited[k]) graphics.needs[k] = queues_[k].lastSerial;
+    }
     closeDebugLabels(main_);
     serviceReadbacks(frame);
     const std::optional<uint32_t> image = recordPresent();
@@ -317,6 +447,19 @@ void VulkanDeviceImpl::waitIdle() {
   if (frameRecording()) return;  // inside a frame: its own work is not submitted yet; nothing to wait for
   if (!lost_) {
     if (auto r = waitSerial(lastSerial_); !r && !lost_) reportError("waitIdle: " + r.error().message);
+    // A frame's last submission waits for the other queues; one that failed midway may have left work
+    // there.
+    for (const OtherQueue& q : queues_) {
+      if (q.lastSerial == 0 || lost_) continue;
+      VkSemaphore semaphore = q.timeline.get();
+      auto info = vk::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
+      info.semaphoreCount = 1;
+      info.pSemaphores = &semaphore;
+      info.pValues = &q.lastSerial;
+      if (VkResult r = fns_->t.vkWaitSemaphores(fns_->device, &info, UINT64_MAX); r != VK_SUCCESS) {
+        handleVkFailure("vkWaitSemaphores", r);
+      }
+    }
   }
   if (lost_) completedSerial_ = lastSerial_;  // nothing will ever finish: let readbacks fail and memory go
   recycleAllFinished();

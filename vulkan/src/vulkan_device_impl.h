@@ -18,10 +18,13 @@
 //   swapchain.cpp     the windowed path (GLFW surface from the app, resize, minimize)
 //
 // Frames: frame f records into frame context f % framesInFlight; endFrame submits one command buffer that
-// signals the device's timeline semaphore with a new serial. beginFrame waits only for the serial of the
-// context it is about to reuse (framesInFlight frames ago), then frees that context's garbage and delivers
-// its readbacks. No vkDeviceWaitIdle on the hot path; waitIdle() (Renderer::flushAndWait) waits for the
-// last serial. With collectTimings, each context also brackets its command buffers with timestamp queries
+// signals the device's timeline semaphore with a new serial. With several queues (queues.h), a frame's
+// commands that the pass's preferred queue supports go there in segments, each its own submission; the
+// frame's last submission, on the graphics queue, waits for every other queue's last one, so that the
+// graphics serial alone still says when a frame context is finished. beginFrame waits only for the serial of
+// the context it is about to reuse (framesInFlight frames ago), then frees that context's garbage and
+// delivers its readbacks. No vkDeviceWaitIdle on the hot path; waitIdle() (Renderer::flushAndWait) waits for
+// the last serial. With collectTimings, each context also brackets its command buffers with timestamp queries
 // (frame_context.h, GpuTimer), read back at that same recycling point, so GPU times never stall anything.
 //
 // Render passes: BeginRenderPass only records what to do; vkCmdBeginRendering happens at the pass's first
@@ -126,8 +129,15 @@ class VulkanDeviceImpl final : public VulkanDevice {
   Result<void> beginCommandBuffer();
   // Ends and submits the open command buffer; waits on `wait` (binary, at `waitStage`) and signals the
   // timeline with a new serial (returned) plus `signal` when given.
+  // `endTimer`: false when the frame goes on on another queue (the frame's GPU time then spans from its
+  // first graphics command buffer to its last). Also waits for what the graphics segment needs of the
+  // other queues (queues.h).
   Result<uint64_t> submit(VkSemaphore wait = VK_NULL_HANDLE, VkPipelineStageFlags2 waitStage = 0,
-                          VkSemaphore signal = VK_NULL_HANDLE);
+                          VkSemaphore signal = VK_NULL_HANDLE, bool endTimer = true);
+  // Ends and submits the open command buffer on a compute or transfer queue.
+  Result<void> submitOther(vk::QueueKind kind);
+  // The semaphore waits a segment of `kind` needs (queues.h), appended to `waits`; forgets them.
+  void takeWaits(vk::QueueKind kind, std::vector<VkSemaphoreSubmitInfo>& waits);
   Result<void> waitSerial(uint64_t serial);
   // Submits what the frame recorded so far and waits for it, then opens a new command buffer (a
   // synchronous readback in the middle of a frame).
@@ -176,7 +186,11 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void invalidateRecorded(Recorder& r);  // a new command buffer: nothing recorded, re-apply what is bound
   void flushBarriers(Recorder& r);
   void pushDescriptors(Recorder& r, VkPipelineBindPoint point, uint32_t bits);
+  // Ends the open labels in r.cmd and forgets them (a frame's or a job's end).
   void closeDebugLabels(Recorder& r);
+  // Ends them in r.cmd, then begins them again in the next command buffer.
+  void suspendDebugLabels(Recorder& r);
+  void resumeDebugLabels(Recorder& r);
   // The render thread's recorder (resources.cpp, readback.cpp, vulkan_device.cpp).
   void suspendRendering() {
     suspendRendering(main_);
@@ -197,6 +211,15 @@ class VulkanDeviceImpl final : public VulkanDevice {
       const char* what, VkDeviceSize bytes,
       const std::function<Result<vk::LinearArena::Slice>(VkCommandBuffer)>& copy);
 
+  // ---- several queues (vulkan_device.cpp, queues.h) ----
+  void preferQueue(QueueClass queue) override;
+  // Where a command that needs a queue of `capability` (Compute: a dispatch, Transfer: a copy, Graphics:
+  // drawing and blits) runs, given the preferred queue class and the queues the device has.
+  vk::QueueKind queueFor(vk::QueueKind capability) const;
+  // The render thread's recorder moves to a segment on `kind` (submitting the current one) unless it is
+  // there already. Jobs never move: wide frames run on the graphics queue.
+  void onQueue(Recorder& r, vk::QueueKind kind);
+
   // ---- presentation (vulkan_device.cpp) ----
   std::optional<uint32_t> recordPresent();
 
@@ -205,9 +228,21 @@ class VulkanDeviceImpl final : public VulkanDevice {
   const vk::DeviceFns* fns_ = nullptr;
   std::unique_ptr<vk::MemoryAllocator> allocator_;
   std::unique_ptr<vk::PipelineLibrary> pipelines_;
-  vk::OwnedSemaphore timeline_;
+  vk::OwnedSemaphore timeline_;   // the graphics queue's
   uint64_t lastSerial_ = 0;       // last serial submitted
   uint64_t completedSerial_ = 0;  // last serial known finished
+  // The compute and the transfer queue, where the device has them (index by vk::QueueKind; [Graphics] is
+  // context_->queue() with timeline_ and lastSerial_).
+  struct OtherQueue {
+    VkQueue queue = VK_NULL_HANDLE;
+    vk::OwnedSemaphore timeline;
+    uint64_t lastSerial = 0;
+  };
+  OtherQueue queues_[vk::kQueueKinds];
+  bool severalQueues_ = false;
+  vk::QueueSegment segments_[vk::kQueueKinds];
+  vk::QueueKind current_ = vk::QueueKind::Graphics;  // the queue the render thread's recorder records for
+  QueueClass preferred_ = QueueClass::Graphics;
   std::vector<std::unique_ptr<vk::FrameContext>> frames_;
   std::unique_ptr<vk::FrameContext> immediate_;  // synchronous work outside frames
   std::unique_ptr<vk::Swapchain> swapchain_;
@@ -308,7 +343,13 @@ class VulkanDeviceImpl final : public VulkanDevice {
     uint64_t checkedEpoch[2] = {};     // writeEpoch at the last check of each bind point's resources
     uint32_t graphicsSettled = 0;      // vk::Pipeline::settles of the last graphics check (settleBound)
     bool formatChecked = false;        // the bound graphics pipeline's formats match the open pass
-    uint32_t debugLabels = 0;          // open DebugMarkerBegin labels in this command buffer
+    // Open DebugMarkerBegin labels, outermost first: a frame that moves to another command buffer (a
+    // queue's segment, a mid-frame flush) ends them in the old one and begins them again in the new one.
+    struct Label {
+      std::string name;
+      float color[4];
+    };
+    std::vector<Label> labels;
     VulkanDeviceStats* stats = nullptr;
     // Jobs only.
     bool job = false;

@@ -411,6 +411,13 @@ class ReplayCommand final : public Subcommand {
         memory.add("bytes_allocated", m.bytesAllocated).add("bytes_in_use", m.bytesInUse);
         memory.add("waste_bytes", m.wasteBytes);
         summary.raw("device_memory", memory.str());
+        // Several queues: how many the device opened and what the replay submitted to each.
+        const VulkanDeviceStats d = vulkan->stats();
+        JsonObject queues;
+        queues.add("opened", uint64_t{d.queues}).add("submits", d.submits);
+        queues.add("compute_submits", d.computeSubmits).add("transfer_submits", d.transferSubmits);
+        queues.add("waits", d.queueWaits).add("barriers", d.barriers);
+        summary.raw("queues", queues.str());
       }
       summary.raw("cpu_time", cpu.str());
       summary.raw("frames_replayed", "[" + frameJson + "]");
@@ -442,7 +449,8 @@ class ReplayCommand final : public Subcommand {
 
   std::string path_, frames_, out_, target_ = "last", device_;
   std::optional<uint64_t> stopAt_;
-  uint32_t loop_ = 1, framesInFlight_ = 2, renderWorkers_ = 0, lookahead_ = replay::SessionOptions{}.lookahead;
+  uint32_t loop_ = 1, framesInFlight_ = 2, renderWorkers_ = 0,
+           lookahead_ = replay::SessionOptions{}.lookahead;
   uint32_t readWorkers_ = 0;
   bool validate_ = false, json_ = false, window_ = false, exerciseWindow_ = false;
 };

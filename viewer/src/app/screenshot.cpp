@@ -68,7 +68,9 @@ Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& 
   j += "]},\n";
   j += "  \"stats\": {\"tab\": " + jsonString(info.statsTab) +
        ", \"passes\": " + std::to_string(info.statsPasses) +
-       ", \"dependencies\": " + std::to_string(info.statsDependencies) + "}\n";
+       ", \"dependencies\": " + std::to_string(info.statsDependencies) +
+       ", \"queues\": " + std::to_string(info.statsQueues) +
+       ", \"semaphores\": " + std::to_string(info.statsSemaphores) + "}\n";
   j += "}\n";
   const std::string tmp = path + ".tmp";
   {

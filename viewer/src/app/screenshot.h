@@ -55,6 +55,8 @@ struct ScreenshotInfo {
   std::string statsTab;
   long long statsPasses = -1;
   long long statsDependencies = -1;
+  long long statsQueues = -1;
+  long long statsSemaphores = -1;
 };
 
 Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& info);

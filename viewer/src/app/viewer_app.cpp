@@ -148,6 +148,8 @@ ScreenshotInfo ViewerApp::screenshotInfo(int width, int height) const {
   info.statsTab = stats.tab;
   info.statsPasses = stats.passes;
   info.statsDependencies = stats.dependencies;
+  info.statsQueues = stats.queues;
+  info.statsSemaphores = stats.semaphores;
   return info;
 }
 

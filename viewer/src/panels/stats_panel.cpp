@@ -94,40 +94,76 @@ int StatsPanel::tabFlags(const ViewerState& state, const char* name) const {
   return !tabApplied_ && state.options().statsTab == name ? ImGuiTabItemFlags_SetSelected : 0;
 }
 
-// The passes on their queue, in the order they run, with an arrow from each pass to every later one that
-// depends on it (the render graph: reads after writes, writes after reads or writes). One queue today.
+// The passes on the queues they run on (passQueue: on a device with a compute and a transfer queue; one
+// lane per queue the frame uses), in the order they run, with an arrow from each pass to every later one
+// that depends on it (the render graph: reads after writes, writes after reads or writes): below the
+// lane, a barrier on one queue; across lanes, a semaphore wait between queues.
 void StatsPanel::drawSyncDiagram(const std::vector<PassRow>& passes) {
-  const float lane = 26.0f, gap = 6.0f, arcs = 34.0f;
-  const float width = ImGui::GetContentRegionAvail().x;
-  const float label = ImGui::CalcTextSize("graphics").x + 8.0f;
-  const float box = std::max(16.0f, (width - label) / static_cast<float>(passes.size()) - gap);
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
-  ImGui::Dummy(ImVec2(width, lane + arcs));
-  ImDrawList* draw = ImGui::GetWindowDrawList();
-  draw->AddText(ImVec2(origin.x, origin.y + 5.0f), IM_COL32(170, 170, 170, 255), "graphics");
-  const float left = origin.x + label;
-  auto centre = [&](size_t p) { return left + static_cast<float>(p) * (box + gap) + box * 0.5f; };
-  long long arrows = 0;
+  const auto queueNames = enumNames(QueueClass{});
+  std::vector<QueueClass> queueOf(passes.size());
+  bool used[3] = {true, false, false};  // graphics always: the frame ends there
   for (size_t p = 0; p < passes.size(); ++p) {
-    const float x0 = left + static_cast<float>(p) * (box + gap);
+    queueOf[p] = passQueue(passes[p].desc, passes[p].graph);
+    used[static_cast<size_t>(queueOf[p])] = true;
+  }
+  int laneOf[3] = {};
+  int lanes = 0;
+  for (size_t q = 0; q < 3; ++q) laneOf[q] = used[q] ? lanes++ : -1;
+
+  const float laneHeight = 26.0f, laneGap = 10.0f, gap = 6.0f, arcs = 34.0f;
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float labelWidth = ImGui::CalcTextSize("async_compute").x + 8.0f;
+  const float box = std::max(16.0f, (width - labelWidth) / static_cast<float>(passes.size()) - gap);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(width, static_cast<float>(lanes) * (laneHeight + laneGap) + arcs));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  auto laneTop = [&](size_t p) {
+    return origin.y + static_cast<float>(laneOf[static_cast<size_t>(queueOf[p])]) * (laneHeight + laneGap);
+  };
+  for (size_t q = 0; q < 3; ++q) {
+    if (laneOf[q] < 0) continue;
+    const float y = origin.y + static_cast<float>(laneOf[q]) * (laneHeight + laneGap);
+    draw->AddText(ImVec2(origin.x, y + 5.0f), IM_COL32(170, 170, 170, 255), queueNames[q]);
+  }
+  const float left = origin.x + labelWidth;
+  auto centre = [&](size_t p) { return left + static_cast<float>(p) * (box + gap) + box * 0.5f; };
+  long long arrows = 0, semaphores = 0;
+  for (size_t p = 0; p < passes.size(); ++p) {
+    const float x0 = left + static_cast<float>(p) * (box + gap), top = laneTop(p);
     const ImU32 fill =
         passes[p].desc.target.isNull() ? IM_COL32(70, 110, 70, 255) : IM_COL32(60, 90, 140, 255);
-    draw->AddRectFilled(ImVec2(x0, origin.y), ImVec2(x0 + box, origin.y + lane), fill, 3.0f);
-    const std::string label = std::to_string(p);
-    draw->AddText(ImVec2(x0 + 4.0f, origin.y + 5.0f), IM_COL32(235, 235, 235, 255), label.c_str());
-    if (ImGui::IsMouseHoveringRect(ImVec2(x0, origin.y), ImVec2(x0 + box, origin.y + lane)))
+    draw->AddRectFilled(ImVec2(x0, top), ImVec2(x0 + box, top + laneHeight), fill, 3.0f);
+    const std::string number = std::to_string(p);
+    draw->AddText(ImVec2(x0 + 4.0f, top + 5.0f), IM_COL32(235, 235, 235, 255), number.c_str());
+    if (ImGui::IsMouseHoveringRect(ImVec2(x0, top), ImVec2(x0 + box, top + laneHeight)))
       ImGui::SetTooltip("%zu: %s", p, passes[p].name.c_str());
     for (const uint32_t before : passes[p].graph.dependsOn) {
-      const float a = centre(before), b = centre(p), y = origin.y + lane;
-      const float depth = std::min(arcs - 4.0f, 8.0f + 3.0f * static_cast<float>(p - before));
-      draw->AddBezierCubic(ImVec2(a, y), ImVec2(a, y + depth), ImVec2(b, y + depth), ImVec2(b, y),
-                           IM_COL32(230, 170, 60, 200), 1.5f);
-      draw->AddTriangleFilled(ImVec2(b, y), ImVec2(b - 4.0f, y + 6.0f), ImVec2(b + 4.0f, y + 6.0f),
-                              IM_COL32(230, 170, 60, 230));
+      const float a = centre(before), b = centre(p);
+      if (queueOf[before] == queueOf[p]) {
+        const float y = top + laneHeight;
+        const float depth = std::min(arcs - 4.0f, 8.0f + 3.0f * static_cast<float>(p - before));
+        draw->AddBezierCubic(ImVec2(a, y), ImVec2(a, y + depth), ImVec2(b, y + depth), ImVec2(b, y),
+                             IM_COL32(230, 170, 60, 200), 1.5f);
+        draw->AddTriangleFilled(ImVec2(b, y), ImVec2(b - 4.0f, y + 6.0f), ImVec2(b + 4.0f, y + 6.0f),
+                                IM_COL32(230, 170, 60, 230));
+      } else {
+        // From the producer's lane to the consumer's: the consumer's submission waits on the producer's
+        // queue's timeline.
+        const float from = laneTop(before), to = top;
+        const bool down = to > from;
+        const float y0 = down ? from + laneHeight : from, y1 = down ? to : to + laneHeight;
+        draw->AddLine(ImVec2(a, y0), ImVec2(b, y1), IM_COL32(200, 110, 220, 230), 2.0f);
+        const float tip = down ? -6.0f : 6.0f;
+        draw->AddTriangleFilled(ImVec2(b, y1), ImVec2(b - 4.0f, y1 + tip), ImVec2(b + 4.0f, y1 + tip),
+                                IM_COL32(200, 110, 220, 240));
+        ++semaphores;
+      }
       ++arrows;
     }
   }
   report_.dependencies = arrows;
+  report_.queues = lanes;
+  report_.semaphores = semaphores;
 }
 
 void StatsPanel::drawPasses(ViewerState& state) {
@@ -142,8 +178,10 @@ void StatsPanel::drawPasses(ViewerState& state) {
   }
   size_t edges = 0;
   for (const PassRow& p : *passes) edges += p.graph.dependsOn.size();
-  ImGui::TextDisabled("%zu passes in the order they run, on one queue (graphics); %zu dependencies",
-                      passes->size(), edges);
+  ImGui::TextDisabled(
+      "%zu passes in the order they run, on the queues a device with compute and transfer queues runs them "
+      "on (one queue where it has none); %zu dependencies",
+      passes->size(), edges);
   report_.passes = static_cast<long long>(passes->size());
   drawSyncDiagram(*passes);
   const ImGuiTableFlags flags =

@@ -19,6 +19,8 @@ class StatsPanel {
     std::string tab;              // the tab shown
     long long passes = -1;        // the passes tab: its rows (-1: not drawn or not known yet)
     long long dependencies = -1;  // and the dependency arrows of its diagram
+    long long queues = -1;        // its queue lanes
+    long long semaphores = -1;    // the arrows between lanes
   };
   const Report& report() const { return report_; }
 

@@ -113,6 +113,15 @@ class Device {
     (void)reads;
   }
 
+  // The queue class the declared pass about to begin prefers (PassDesc::queue), until the next call; the
+  // renderer goes back to Graphics after a frame's last declared pass. A device with a queue of that class
+  // may run there the commands that queue supports (dispatches on async compute, copies on transfer) and
+  // keeps the others on its graphics queue; results never depend on it. Only for frames translated on one
+  // thread (the render thread); wide frames stay on the graphics queue. The default ignores it.
+  virtual void preferQueue(QueueClass queue) {
+    (void)queue;
+  }
+
   // Problems found while translating (a stale handle in a packet, a failed allocation): reported, and the
   // command skipped, never a crash. Any thread may collect them.
   std::vector<std::string> takeErrors();

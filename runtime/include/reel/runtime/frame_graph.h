@@ -46,7 +46,15 @@ struct GraphPass {
   std::vector<GraphResource> writes;  // sorted, unique
   std::vector<uint32_t> dependsOn;    // earlier passes, ascending
   uint64_t packets = 0;               // the pass's sorted packets
+  // The least a queue must do to run the pass's commands: Transfer for copies and buffer updates only,
+  // AsyncCompute once a dispatch is among them, Graphics for drawing, blits or a target.
+  QueueClass needs = QueueClass::Transfer;
 };
+
+// The queue a pass runs on, on a device with a queue of every class (Device::preferQueue): the queue
+// the pass prefers when it can run all of the pass's commands (a pass with a target draws: graphics),
+// else the compute queue when that can, else graphics. A device without such a queue runs it on graphics.
+QueueClass passQueue(const PassDesc& desc, const GraphPass& pass);
 
 struct FrameGraph {
   std::vector<GraphPass> passes;  // by pass id

@@ -61,6 +61,8 @@ struct VulkanDeviceOptions {
   bool synchronizationValidation = true;  // with validate: the layer's synchronization checks as well
   uint32_t framesInFlight = 2;            // frames the GPU may be behind the render thread, 1..4
   std::string pipelineCachePath = {};     // load and save the VkPipelineCache here; empty: in memory only
+  bool oneQueue = false;                  // the graphics queue only, even where the device has more; also
+                                          // REEL_QUEUES=1
   bool collectTimings = false;            // GPU times per frame (setGpuTimingCallback); the render
                                           // thread's phases come from the Renderer (FrameTiming)
 
@@ -107,13 +109,20 @@ struct VulkanDeviceStats {
   uint64_t pipelineCacheBytesLoaded = 0;
   uint64_t presents = 0;
   uint64_t swapchainRecreations = 0;
+  // Several queues (a compute-only and a transfer-only family beside graphics; REEL_QUEUES=1 keeps one).
+  uint32_t queues = 1;           // queues the device opened
+  uint64_t computeSubmits = 0;   // submissions on the compute queue (included in submits)
+  uint64_t transferSubmits = 0;  // on the transfer queue (included in submits)
+  uint64_t queueWaits = 0;       // semaphore waits of one queue's submission for another queue
   VulkanMemoryStats memory;
 };
 
 // The GPU time of one frame, when collectTimings is on and the queue writes timestamps (gpuTimestamps()):
 // the time between a timestamp at the start and one at the end of each command buffer the frame
 // submitted, summed (a frame flushed midway for a synchronous readback has several), converted with
-// timestampPeriod. It arrives after the frame's FrameTiming (frame_timing.h), once the GPU has finished the
+// timestampPeriod. A frame whose work also ran on another queue is timed from its first graphics command
+// buffer to its last, which waits for the other queues: the span covers their work and their overlap;
+// it arrives after the frame's FrameTiming (frame_timing.h), once the GPU has finished the
 // frame: when its frame context is reused, framesInFlight frames later, or at waitIdle; always in frame
 // order.
 struct VulkanGpuTiming {

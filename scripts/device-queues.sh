@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Several queues on the GPU machine (../shared/device/README.md), with the Khronos validation layer and
+# its synchronization checks on (REEL_VALIDATE=1): every sample scene renders the same images with the
+# device's queues (async compute, transfer) as with one (REEL_QUEUES=1); the golden suite passes against
+# the committed goldens on both paths; then the GPU frame time and the replay rate of a 1920x1080
+# `deferred` capture, one queue against several (validation off; 3 interleaved runs of each). Each step's
+# exit code is in OUT/summary.txt; OUT/queues.tgz holds the outputs. Run from the repository root:
+#   bash scripts/device-queues.sh BIN OUT
+set -uo pipefail
+source "$(dirname "$0")/device-env.sh"
+
+log "devices"
+"$bin/reel-sample" --list-devices 2>&1 | tee -a "$out/summary.txt"
+log "every sample scene, 4 frames at 320x240, validation on: several queues, then one; images compared"
+for scene in cubes transparency post compute stress default passes deferred; do
+  for mode in several one; do
+    queues=""; [ "$mode" = one ] && queues=1
+    REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel-sample" --scene "$scene" --frames 4 --headless \
+      --width 320 --height 240 --out "$out/images/$mode/$scene" --stats > "$out/stats_${scene}_$mode.json" 2>&1
+    echo "$scene ($mode queues) exit: $?" | tee -a "$out/summary.txt"
+    python3 - "$out/stats_${scene}_$mode.json" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+text = open(sys.argv[1]).read()
+c = json.loads(text[text.index("{"):])["device_counters"]
+print("  queues %d, compute submits %d, transfer submits %d, queue waits %d, barriers %d, dispatches %d" %
+      (c["queues"], c["compute_submits"], c["transfer_submits"], c["queue_waits"], c["barriers"], c["dispatches"]))
+PY
+  done
+  for f in 1 2 3; do
+    "$bin/reel" compare "$out/images/several/$scene/frame_$f.png" "$out/images/one/$scene/frame_$f.png" \
+      --threshold 0 > /dev/null 2>&1
+    echo "  $scene frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
+  done
+done
+log "golden suite against the committed goldens, validation on: several queues, then one"
+for mode in several one; do
+  queues=""; [ "$mode" = one ] && queues=1
+  REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel" golden run --manifest traces/manifest.ini \
+    --output "$out/golden-$mode" > "$out/golden_$mode.txt" 2>&1
+  echo "golden suite ($mode queues) exit: $?" | tee -a "$out/summary.txt"
+  tail -14 "$out/golden_$mode.txt" >> "$out/summary.txt"
+done
+log "deferred at 1920x1080: capture frames 10-69, replay x5 with GPU times, one queue vs several, 3 rounds"
+"$bin/reel-sample" --scene deferred --frames 70 --headless --width 1920 --height 1080 --capture 10-69 \
+  --capture-out "$out/deferred_1080p.reel" > /dev/null 2>&1
+echo "capture exit: $?" | tee -a "$out/summary.txt"
+for round in 1 2 3; do
+  for mode in one several; do
+    queues=""; [ "$mode" = one ] && queues=1
+    REEL_QUEUES=$queues "$bin/reel" replay "$out/deferred_1080p.reel" --loop 5 --json \
+      > "$out/deferred_${mode}_$round.json" 2> "$out/deferred_${mode}_$round.err"
+    echo "replay ($mode queues, round $round) exit: $?" | tee -a "$out/summary.txt"
+  done
+done
+python3 - "$out" <<'PY' | tee "$out/deferred_queues.txt" | tee -a "$out/summary.txt"
+import json, statistics, sys
+out = sys.argv[1]
+print("deferred 1920x1080, 60 frames x5 per replay; per run: median GPU frame time (ms), replay frames/s")
+rows = {}
+for mode in ("one", "several"):
+    for r in (1, 2, 3):
+        s = json.load(open(f"{out}/deferred_{mode}_{r}.json"))
+        gpu = s["gpu_ms"]["median"] if s.get("gpu_ms") else float("nan")
+        q = s.get("queues", {})
+        rows.setdefault(mode, []).append((gpu, s["fps"]))
+        print(f"  {mode:8} round {r}: gpu median {gpu:.4f} ms, {s['fps']:.1f} frames/s, "
+              f"compute submits {q.get('compute_submits')}, queue waits {q.get('waits')}, barriers {q.get('barriers')}")
+for mode, v in rows.items():
+    print(f"{mode:8} median of 3: gpu {statistics.median(g for g, _ in v):.4f} ms, "
+          f"{statistics.median(f for _, f in v):.1f} frames/s")
+one = statistics.median(g for g, _ in rows["one"]); sev = statistics.median(g for g, _ in rows["several"])
+print(f"several / one (GPU median of medians): {sev / one:.3f}")
+PY
+rm -f "$out"/*.reel
+log "done"
+tar czf "$out/queues.tgz" -C "$out" summary.txt deferred_queues.txt golden_several.txt golden_one.txt \
+  $(cd "$out" && ls stats_*.json deferred_*.json) 2>/dev/null
