@@ -4,6 +4,7 @@
 bin=$(cd "$1" && pwd)
 out=$2
 mkdir -p "$out"
+rm -f "$out/summary.txt"  # a machine kept warm between runs keeps /tmp: each run's summary starts afresh
 export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
 [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH"
 [ -d "$bin/layer" ] && export VK_LAYER_PATH="$bin/layer"

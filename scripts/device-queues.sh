@@ -9,6 +9,17 @@
 set -uo pipefail
 source "$(dirname "$0")/device-env.sh"
 
+# The queue counters of a reel-sample --stats output (after its log lines).
+counters() {
+  python3 - "$1" <<'PY' | tee -a "$out/summary.txt"
+import json, sys
+text = open(sys.argv[1]).read()
+c = json.loads(text[text.index("{"):])["device_counters"]
+print("  queues %d, compute submits %d, transfer submits %d, queue waits %d, barriers %d, dispatches %d" %
+      (c["queues"], c["compute_submits"], c["transfer_submits"], c["queue_waits"], c["barriers"], c["dispatches"]))
+PY
+}
+
 log "devices"
 "$bin/reel-sample" --list-devices 2>&1 | tee -a "$out/summary.txt"
 log "every sample scene, 4 frames at 320x240, validation on: several queues, then one; images compared"
@@ -18,19 +29,33 @@ for scene in cubes transparency post compute stress default passes deferred; do
     REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel-sample" --scene "$scene" --frames 4 --headless \
       --width 320 --height 240 --out "$out/images/$mode/$scene" --stats > "$out/stats_${scene}_$mode.json" 2>&1
     echo "$scene ($mode queues) exit: $?" | tee -a "$out/summary.txt"
-    python3 - "$out/stats_${scene}_$mode.json" <<'PY' | tee -a "$out/summary.txt"
-import json, sys
-text = open(sys.argv[1]).read()
-c = json.loads(text[text.index("{"):])["device_counters"]
-print("  queues %d, compute submits %d, transfer submits %d, queue waits %d, barriers %d, dispatches %d" %
-      (c["queues"], c["compute_submits"], c["transfer_submits"], c["queue_waits"], c["barriers"], c["dispatches"]))
-PY
+    counters "$out/stats_${scene}_$mode.json"
   done
   for f in 1 2 3; do
     "$bin/reel" compare "$out/images/several/$scene/frame_$f.png" "$out/images/one/$scene/frame_$f.png" \
       --threshold 0 > /dev/null 2>&1
     echo "  $scene frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
   done
+done
+log "default (every scene in viewports) on one render worker, so that its frames stay on the render thread"
+for mode in several one; do
+  queues=""; [ "$mode" = one ] && queues=1
+  REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel-sample" --scene default --frames 4 --headless --width 320 \
+    --height 240 --render-workers 1 --stats --out "$out/images/$mode/default_1" > "$out/stats_default_1_$mode.json" 2>&1
+  echo "default, 1 worker ($mode queues) exit: $?" | tee -a "$out/summary.txt"
+  counters "$out/stats_default_1_$mode.json"
+done
+for f in 1 2 3; do
+  "$bin/reel" compare "$out/images/several/default_1/frame_$f.png" "$out/images/one/default_1/frame_$f.png" \
+    --threshold 0 > /dev/null 2>&1
+  echo "  default, 1 worker, frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
+done
+log "what the golden traces with passes that prefer other queues submitted there (several queues)"
+for trace in deferred_declared default_declared; do
+  REEL_VALIDATE=1 "$bin/reel" replay "traces/$trace.reel" --json > "$out/replay_$trace.json" 2>&1
+  echo "$trace replay exit: $?" | tee -a "$out/summary.txt"
+  python3 -c "import json,sys; t=open(sys.argv[1]).read(); print('  queues:', json.loads(t[t.index('{'):])['queues'])" \
+    "$out/replay_$trace.json" | tee -a "$out/summary.txt"
 done
 log "golden suite against the committed goldens, validation on: several queues, then one"
 for mode in several one; do
@@ -72,6 +97,17 @@ one = statistics.median(g for g, _ in rows["one"]); sev = statistics.median(g fo
 print(f"several / one (GPU median of medians): {sev / one:.3f}")
 PY
 rm -f "$out"/*.reel
+# The replays' summaries without their per-frame lists (the figures above come from the summaries).
+for f in "$out"/deferred_*_?.json "$out"/replay_*.json; do
+  python3 - "$f" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+s = json.loads(text[text.index("{"):])
+for k in ("frames_replayed", "render_thread"):
+    s.pop(k, None)
+json.dump(s, open(sys.argv[1], "w"), indent=1)
+PY
+done
 log "done"
 tar czf "$out/queues.tgz" -C "$out" summary.txt deferred_queues.txt golden_several.txt golden_one.txt \
-  $(cd "$out" && ls stats_*.json deferred_*.json) 2>/dev/null
+  $(cd "$out" && ls stats_*.json deferred_*.json replay_*.json) 2>/dev/null
