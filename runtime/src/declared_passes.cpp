@@ -12,6 +12,7 @@ void DeclaredPasses::clear() {
   passes_.clear();
   starts_.clear();
   for (auto& reads : prologues_) reads.clear();
+  runsOn_.clear();
 }
 
 std::string DeclaredPasses::declare(const cmd::DeclarePass& packet) {
@@ -39,10 +40,17 @@ size_t DeclaredPasses::locate(std::span<const SortEntry> sorted, const SortPrefi
   return firstAtLeast(PassId::kNone) - starts_[passes_.size()];
 }
 
+QueueClass DeclaredPasses::queueOf(size_t pass) const {
+  if (pass < runsOn_.size() && runsOn_[pass] != kUnplaced) return runsOn_[pass];
+  const PassDesc& d = passes_[pass];
+  return d.target.isNull() ? d.queue : QueueClass::Graphics;
+}
+
 void DeclaredPasses::begin(Device& device, size_t pass) const {
   const PassDesc& d = passes_[pass];
   // A pass that draws runs where drawing can; one without a target may go where it prefers.
-  if (queues_ && d.target.isNull() && d.queue != QueueClass::Graphics) device.preferQueue(d.queue);
+  const QueueClass queue = queueOf(pass);
+  if (queues_ && queue != QueueClass::Graphics) device.preferQueue(queue);
   if (d.target.isNull()) return;
   if (!prologues_[pass].empty()) device.prepareReads(prologues_[pass]);
   cmd::BeginRenderPass begin{};
@@ -74,9 +82,7 @@ void DeclaredPasses::begin(Device& device, size_t pass) const {
 }
 
 void DeclaredPasses::end(Device& device, size_t pass) const {
-  if (queues_ && passes_[pass].target.isNull() && passes_[pass].queue != QueueClass::Graphics) {
-    device.preferQueue(QueueClass::Graphics);
-  }
+  if (queues_ && queueOf(pass) != QueueClass::Graphics) device.preferQueue(QueueClass::Graphics);
   if (passes_[pass].target.isNull()) return;
   const cmd::EndRenderPass end{};
   dispatchPacket(device, CommandType::EndRenderPass, &end, PacketContext{});

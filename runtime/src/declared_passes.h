@@ -50,7 +50,14 @@ class DeclaredPasses {
   // Whether begin() hands the device each pass's preferred queue (Device::preferQueue): frames translated
   // on the render thread only.
   void setQueues(bool on) { queues_ = on; }
+  // The queue the frame's graph puts the pass on (passQueue), when the graph was built: it overrides the
+  // pass's own preference, so that a pass runs whole on one queue.
+  void setQueue(size_t pass, QueueClass queue) {
+    if (runsOn_.size() < passes_.size()) runsOn_.resize(passes_.size(), kUnplaced);
+    runsOn_[pass] = queue;
+  }
 
+  QueueClass queueOf(size_t pass) const;
   void begin(Device& device, size_t pass) const;
   void end(Device& device, size_t pass) const;
 
@@ -59,6 +66,8 @@ class DeclaredPasses {
   std::vector<size_t> starts_;                         // count() + 1 entries once located
   std::vector<std::vector<GraphResource>> prologues_;  // by pass (capacity kept between frames)
   bool queues_ = false;
+  static constexpr auto kUnplaced = static_cast<QueueClass>(0xFF);
+  std::vector<QueueClass> runsOn_;  // by pass, this frame (kUnplaced: no graph)
 };
 
 // One translating thread's walk over the pass boundaries of its keys.

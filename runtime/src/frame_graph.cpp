@@ -120,4 +120,73 @@ FrameGraph FrameGraphBuilder::finish() {
   return graph;
 }
 
+std::vector<TransientLife> transientLives(std::span<const PassDesc> passes, const FrameGraph& graph,
+                                          const std::function<bool(uint32_t texture)>& isTransient) {
+  std::vector<TransientLife> lives;
+  std::vector<std::pair<uint32_t, size_t>> index;  // texture -> lives[i], sorted by texture
+  auto find = [&](uint32_t texture) -> TransientLife* {
+    auto it = std::lower_bound(index.begin(), index.end(), std::pair<uint32_t, size_t>{texture, 0});
+    return it != index.end() && it->first == texture ? &lives[it->second] : nullptr;
+  };
+  for (size_t p = 0; p < graph.passes.size() && p < passes.size(); ++p) {
+    const GraphPass& pass = graph.passes[p];
+    const bool graphics = passQueue(passes[p], pass) == QueueClass::Graphics;
+    auto touch = [&](const GraphResource& r, bool read) {
+      if (r.kind != ResourceKind::Texture || !isTransient(r.handle)) return;
+      TransientLife* life = find(r.handle);
+      if (!life) {
+        TransientLife added;
+        added.texture = r.handle;
+        added.first = static_cast<uint32_t>(p);
+        added.discardable = true;
+        lives.push_back(added);
+        const std::pair<uint32_t, size_t> entry{r.handle, lives.size() - 1};
+        index.insert(std::lower_bound(index.begin(), index.end(), entry), entry);
+        life = &lives.back();
+      }
+      if (read && life->first == p) life->discardable = false;
+      life->last = static_cast<uint32_t>(p);
+      life->graphicsOnly = life->graphicsOnly && graphics;
+    };
+    for (const GraphResource& r : pass.writes) touch(r, false);
+    for (const GraphResource& r : pass.reads) touch(r, true);
+  }
+  return lives;
+}
+
+std::vector<AliasGroup> aliasGroups(std::span<const AliasItem> items) {
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return items[a].first < items[b].first; });
+  std::vector<AliasGroup> groups;
+  for (const size_t i : order) {
+    const AliasItem& item = items[i];
+    AliasGroup* chosen = nullptr;
+    for (AliasGroup& g : groups) {
+      if (g.last < item.first && (g.memoryTypes & item.memoryTypes) != 0) {
+        chosen = &g;
+        break;
+      }
+    }
+    if (!chosen) chosen = &groups.emplace_back();
+    chosen->items.push_back(i);
+    chosen->size = std::max(chosen->size, item.size);
+    chosen->alignment = std::max(chosen->alignment, item.alignment);
+    chosen->memoryTypes &= item.memoryTypes;
+    chosen->last = std::max(chosen->last, item.last);
+  }
+  return groups;
+}
+
+uint64_t aliasedBytesSaved(std::span<const AliasItem> items, std::span<const AliasGroup> groups) {
+  uint64_t saved = 0;
+  for (const AliasGroup& g : groups) {
+    uint64_t members = 0;
+    for (const size_t i : g.items) members += items[i].size;
+    saved += members - g.size;
+  }
+  return saved;
+}
+
 }  // namespace reel

@@ -458,12 +458,15 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   uint64_t translated;
   DrawCounts draws;
   passes_->setQueues(jobs == 1);
+  // Transient textures share memory only in frames whose graph is built (preparePassReads says so).
+  const bool graph = jobs == 1 && passes_->count() != 0 && view.sorted.size() <= kPassReadsMaxKeys;
+  if (!graph) device_.planTransients({}, false);
   if (jobs > 1) {
     translated = translateWide(view, jobs, clock, wide, merge, draws);
   } else {
     clock.enter(FramePhase::Translate);
     const auto start = std::chrono::steady_clock::now();
-    if (passes_->count() != 0 && view.sorted.size() <= kPassReadsMaxKeys) preparePassReads(view);
+    if (graph) preparePassReads(view);
     translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets,
                            merge ? &mergeCursors_[0] : nullptr, draws);
     // A frame stopped inside a pass that preferred another queue: the rest of the frame is the graphics
@@ -532,7 +535,16 @@ void Renderer::preparePassReads(const FrameView& view) {
     std::set_difference(g.reads.begin(), g.reads.end(), g.writes.begin(), g.writes.end(),
                         std::back_inserter(reads));
     passes_->setPrologue(p, std::move(reads));
+    passes_->setQueue(p, passQueue(passes_->descs()[p], g));
   }
+  const std::vector<TransientLife> lives = transientLives(passes_->descs(), graph, [this](uint32_t texture) {
+    const LiveResources::Entry* entry = live_.find(ResourceKind::Texture, texture);
+    cmd::CreateTexture create;
+    if (!entry || entry->payload.size() != sizeof create) return false;
+    std::memcpy(&create, entry->payload.data(), sizeof create);
+    return (create.desc.usage & texture_usage::kTransient) != 0;
+  });
+  device_.planTransients(lives, true);
 }
 
 uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing,

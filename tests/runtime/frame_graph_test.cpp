@@ -142,5 +142,66 @@ TEST(FrameGraph, APassRunsOnTheQueueItPrefersWhenThatQueueCanRunAllOfItsCommands
   EXPECT_EQ(passQueue(graphics, graph.passes[1]), QueueClass::Graphics);
 }
 
+TEST(FrameGraph, TransientTexturesLiveFromTheirFirstPassToTheirLastAndAreDiscardableWhenWrittenFirst) {
+  // Target 1 = G-buffer (textures 11, 12), 2 = bright (14), 3 = loads 15 (what an earlier frame left).
+  std::map<uint32_t, RenderTargetDesc> targets;
+  targets[1] = RenderTargetDesc{2, {TextureHandle{11}, TextureHandle{12}}, {}};
+  targets[2] = RenderTargetDesc{1, {TextureHandle{14}}, {}};
+  targets[3] = RenderTargetDesc{1, {TextureHandle{15}}, {}};
+  std::vector<PassDesc> passes(4);
+  passes[0].target = RenderTargetHandle{1};
+  passes[1].queue = QueueClass::AsyncCompute;  // samples 11: a compute pass
+  passes[2].target = RenderTargetHandle{2};
+  passes[2].colorLoad = LoadOp::DontCare;
+  passes[3].target = RenderTargetHandle{3};
+  passes[3].colorLoad = LoadOp::Load;
+  FrameGraphBuilder builder(passes, [&](RenderTargetHandle t) -> std::optional<RenderTargetDesc> {
+    auto it = targets.find(t.value);
+    return it == targets.end() ? std::nullopt : std::optional(it->second);
+  });
+  cmd::BindTexture sample{};
+  sample.texture = TextureHandle{11};
+  const cmd::Dispatch dispatch{};
+  builder.add(1, sample.kType, bytes(sample));
+  builder.add(1, dispatch.kType, bytes(dispatch));
+  sample.texture = TextureHandle{14};
+  builder.add(3, sample.kType, bytes(sample));
+  const FrameGraph graph = builder.finish();
+  const auto lives = transientLives(passes, graph, [](uint32_t t) { return t != 12; });  // 12: not transient
+  ASSERT_EQ(lives.size(), 3u);
+  EXPECT_EQ(lives[0].texture, 11u);
+  EXPECT_EQ(lives[0].first, 0u);
+  EXPECT_EQ(lives[0].last, 1u);
+  EXPECT_TRUE(lives[0].discardable) << "cleared in its first pass";
+  EXPECT_FALSE(lives[0].graphicsOnly) << "the compute pass samples it";
+  EXPECT_EQ(lives[1].texture, 14u);
+  EXPECT_EQ(lives[1].first, 2u);
+  EXPECT_EQ(lives[1].last, 3u);
+  EXPECT_TRUE(lives[1].discardable);
+  EXPECT_TRUE(lives[1].graphicsOnly);
+  EXPECT_EQ(lives[2].texture, 15u);
+  EXPECT_FALSE(lives[2].discardable) << "its first pass loads it: its old contents matter";
+}
+
+TEST(FrameGraph, TexturesWhoseLivesDoNotOverlapShareAGroupSizedForTheLargest) {
+  const AliasItem items[] = {
+      {0, 1, 4000, 256, 0b011},   // G-buffer A
+      {0, 1, 8000, 256, 0b011},   // G-buffer B
+      {2, 3, 1000, 1024, 0b010},  // after A and B: joins the first group whose types suit it
+      {3, 4, 1000, 256, 0b100},   // after A and B, but no group has its memory type
+      {1, 2, 500, 256, 0b011},    // overlaps every other group
+  };
+  const std::vector<AliasGroup> groups = aliasGroups(items);
+  ASSERT_EQ(groups.size(), 4u);
+  EXPECT_EQ(groups[0].items, (std::vector<size_t>{0, 2}));
+  EXPECT_EQ(groups[0].size, 4000u);
+  EXPECT_EQ(groups[0].alignment, 1024u);
+  EXPECT_EQ(groups[0].memoryTypes, 0b010u);
+  EXPECT_EQ(groups[1].items, (std::vector<size_t>{1}));
+  EXPECT_EQ(groups[2].items, (std::vector<size_t>{4}));
+  EXPECT_EQ(groups[3].items, (std::vector<size_t>{3}));
+  EXPECT_EQ(aliasedBytesSaved(items, groups), 1000u);
+}
+
 }  // namespace
 }  // namespace reel

@@ -256,7 +256,8 @@ TEST_F(ViewerScreenshot, ResourcesPanelShowsATextureAsTheReplayLeavesIt) {
 }
 
 // The Stats panel opened on its passes tab (--stats-tab): the deferred scene's six declared passes, and an
-// arrow in the sync diagram for each dependency of its render graph, across queues where it crosses them.
+// arrow in the sync diagram for each dependency of its render graph, across queues where it crosses them,
+// and the aliasing map of the frame's transient textures.
 TEST_F(ViewerScreenshot, StatsPanelDrawsTheFramesPassesAndTheirDependencies) {
   const std::string trace = std::string(REEL_TRACES_DIR) + "/deferred_declared.reel";
   const Shot shot = screenshot(trace, "--frame 1 --stats-tab passes --device null");
@@ -271,6 +272,18 @@ TEST_F(ViewerScreenshot, StatsPanelDrawsTheFramesPassesAndTheirDependencies) {
   // and its arrows out of it (to the bright pass and the view) are semaphore waits between queues.
   EXPECT_EQ(jsonNumber(*stats, "queues").value_or(-1), 2) << *stats;
   EXPECT_EQ(jsonNumber(*stats, "semaphores").value_or(-1), 3) << *stats;
+
+  EXPECT_EQ(jsonNumber(*stats, "transients").value_or(-1), 0) << "no transient texture: " << *stats;
+
+  // The same frames with transient targets: six (the G-buffer's four, bright, blur); the aliasing map puts
+  // bright and blur (64 x 64 RGBA16F, 32 KiB each) on the memory of two G-buffer targets.
+  const Shot transient = screenshot(std::string(REEL_TRACES_DIR) + "/deferred_transient.reel",
+                                    "--frame 1 --stats-tab passes --device null");
+  ASSERT_EQ(transient.run.exitCode, 0) << transient.run.output;
+  const auto map = jsonObject(transient.info, "stats");
+  ASSERT_TRUE(map) << transient.info;
+  EXPECT_EQ(jsonNumber(*map, "transients").value_or(-1), 6) << *map;
+  EXPECT_EQ(jsonNumber(*map, "aliased_bytes_saved").value_or(-1), 2 * 64 * 64 * 8) << *map;
 
   const Shot other = screenshot(trace, "--frame 1");
   EXPECT_NE(jsonObject(other.info, "stats").value_or("").find("\"tab\": \"per type\""), std::string::npos)

@@ -329,34 +329,12 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
     texture->reads = {kShaderStages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   }
+  texture->usage = usage;
   auto memory = allocator_->allocateFor(image, MemoryDomain::Device);  // sub-allocated or dedicated, bound
   if (!memory) return reportError(what + ": " + memory.error().message);
   texture->memory = std::move(*memory);
-
-  auto makeView = [&](uint32_t levels, VkImageAspectFlags aspect) -> Result<vk::OwnedImageView> {
-    auto view = vk::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
-    view.image = image;
-    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    view.format = format;
-    view.subresourceRange = {aspect, 0, levels, 0, 1};
-    VkImageView handle = VK_NULL_HANDLE;
-    if (VkResult r = fns_->t.vkCreateImageView(fns_->device, &view, nullptr, &handle); r != VK_SUCCESS) {
-      return vk::vkError("vkCreateImageView", r);
-    }
-    return vk::OwnedImageView(fns_, handle);
-  };
-  // A sampled view of a depth/stencil image sees the depth aspect only (one aspect per sampled view). A
-  // texture only copied to and from has no view: Vulkan allows none on an image of transfer usage only.
-  if (d.usage & (texture_usage::kSampled | texture_usage::kStorage)) {
-    auto view = makeView(mips, depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT);
-    if (!view) return reportError(what + ": " + view.error().message);
-    texture->view = std::move(*view);
-  }
-  if (d.usage & (texture_usage::kColorTarget | texture_usage::kDepthTarget)) {
-    auto attachment = makeView(1, texture->aspect);
-    if (!attachment) return reportError(what + ": " + attachment.error().message);
-    texture->attachmentView = std::move(*attachment);
-  }
+  if (auto views = makeTextureViews(*texture); !views)
+    return reportError(what + ": " + views.error().message);
 
   const VkDeviceSize mip0Bytes = VkDeviceSize{d.width} * d.height * formatBytesPerPixel(d.format);
   Result<void> filled;
@@ -374,6 +352,36 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
   if (!filled) return reportError(what + ": " + filled.error().message);
   nameObject(VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(image), "texture", p.texture.index());
   textures_.insert(p.texture, std::move(texture));
+}
+
+Result<void> VulkanDeviceImpl::makeTextureViews(vk::Texture& texture) {
+  auto makeView = [&](uint32_t levels, VkImageAspectFlags aspect) -> Result<vk::OwnedImageView> {
+    auto view = vk::make<VkImageViewCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO);
+    view.image = texture.image.get();
+    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    view.format = texture.format;
+    view.subresourceRange = {aspect, 0, levels, 0, 1};
+    VkImageView handle = VK_NULL_HANDLE;
+    if (VkResult r = fns_->t.vkCreateImageView(fns_->device, &view, nullptr, &handle); r != VK_SUCCESS) {
+      return vk::vkError("vkCreateImageView", r);
+    }
+    return vk::OwnedImageView(fns_, handle);
+  };
+  // A sampled view of a depth/stencil image sees the depth aspect only (one aspect per sampled view). A
+  // texture only copied to and from has no view: Vulkan allows none on an image of transfer usage only.
+  const uint32_t usage = texture.desc.usage;
+  if (usage & (texture_usage::kSampled | texture_usage::kStorage)) {
+    const bool depth = isDepthFormat(texture.desc.format);
+    auto view = makeView(texture.mipLevels, depth ? VK_IMAGE_ASPECT_DEPTH_BIT : VK_IMAGE_ASPECT_COLOR_BIT);
+    if (!view) return view.error();
+    texture.view = std::move(*view);
+  }
+  if (usage & (texture_usage::kColorTarget | texture_usage::kDepthTarget)) {
+    auto attachment = makeView(1, texture.aspect);
+    if (!attachment) return attachment.error();
+    texture.attachmentView = std::move(*attachment);
+  }
+  return {};
 }
 
 void VulkanDeviceImpl::execute(const cmd::CreateSampler& p, const PacketContext&) {

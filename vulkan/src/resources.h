@@ -43,12 +43,20 @@ struct Buffer final : Retired {
   VkBuffer get() const { return allocation.buffer.get(); }
 };
 
+// Memory that transient textures whose lives do not overlap share (texture_usage::kTransient); it goes back
+// once the last texture bound to it is gone.
+struct AliasMemory {
+  Allocation memory;
+};
+
 struct Texture final : Retired {
   TextureDesc desc;
   uint32_t mipLevels = 1;
   VkFormat format = VK_FORMAT_UNDEFINED;
   VkImageAspectFlags aspect = VK_IMAGE_ASPECT_COLOR_BIT;
+  VkImageUsageFlags usage = 0;
   Allocation memory;  // before the image: destroyed after it, so a range goes back only once unbound
+  std::shared_ptr<AliasMemory> alias;  // instead of `memory`, while the texture shares memory
   OwnedImage image;
   OwnedImageView view;            // every mip, for sampling (sampled or storage textures only)
   OwnedImageView attachmentView;  // mip 0, for rendering (color or depth targets only)
@@ -56,6 +64,14 @@ struct Texture final : Retired {
   QueueTimes queues;  // several queues only (queues.h)
   ReadScope reads;
   uint32_t handle = 0;
+};
+
+// A texture's image, views and memory, replaced by new ones while frames may still use them.
+struct RetiredImage final : Retired {
+  Allocation memory;
+  std::shared_ptr<AliasMemory> alias;
+  OwnedImage image;
+  OwnedImageView view, attachmentView;
 };
 
 struct Sampler final : Retired {

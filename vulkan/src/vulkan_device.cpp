@@ -471,7 +471,11 @@ VulkanDeviceStats VulkanDeviceImpl::stats() const {
     std::lock_guard lock(sharedMutex_);
     s = statsSnapshot_;
   }
-  s.memory = allocator_->stats();  // any thread: the allocator locks its own
+  // Any thread: the allocator locks its own; the transient figures are the last frame's.
+  const VulkanMemoryStats transient = s.memory;
+  s.memory = allocator_->stats();
+  s.memory.transientBytes = transient.transientBytes;
+  s.memory.aliasedBytesSaved = transient.aliasedBytesSaved;
   return s;
 }
 

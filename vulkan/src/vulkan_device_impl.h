@@ -220,6 +220,14 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // there already. Jobs never move: wide frames run on the graphics queue.
   void onQueue(Recorder& r, vk::QueueKind kind);
 
+  // ---- transient textures (transients.cpp) ----
+  void planTransients(std::span<const TransientLife> lives, bool known) override;
+  // A new image for `texture`, bound to `shared` (null: memory of its own), with its views; the old ones
+  // go to the frame's garbage. The contents are undefined.
+  Result<void> rebindTexture(vk::Texture& texture, std::shared_ptr<vk::AliasMemory> shared);
+  Result<void> makeTextureViews(vk::Texture& texture);  // resources.cpp
+  std::vector<uint32_t> aliased_;  // handle values of the textures bound to shared memory
+
   // ---- presentation (vulkan_device.cpp) ----
   std::optional<uint32_t> recordPresent();
 

@@ -410,6 +410,7 @@ class ReplayCommand final : public Subcommand {
         memory.add("blocks", m.blocks).add("dedicated", m.dedicated).add("resources", m.resources);
         memory.add("bytes_allocated", m.bytesAllocated).add("bytes_in_use", m.bytesInUse);
         memory.add("waste_bytes", m.wasteBytes);
+        memory.add("transient_bytes", m.transientBytes).add("aliased_bytes_saved", m.aliasedBytesSaved);
         summary.raw("device_memory", memory.str());
         // Several queues: how many the device opened and what the replay submitted to each.
         const VulkanDeviceStats d = vulkan->stats();

@@ -110,12 +110,15 @@ class Deferred final : public Scene {
     shaders_.blur = makeShader(r, ShaderStage::Fragment, spirv::deferred_blur_frag);
     shaders_.composite = makeShader(r, ShaderStage::Fragment, spirv::deferred_composite_frag);
 
+    // Every target is rewritten each frame before it is read: transient, so that those whose passes do
+    // not overlap may share memory (the bright and blur targets with two of the G-buffer's).
     const auto target = [&](Format format, uint32_t w, uint32_t h) {
-      return r.createTexture({.width = w,
-                              .height = h,
-                              .mipLevels = 1,
-                              .format = format,
-                              .usage = texture_usage::kSampled | texture_usage::kColorTarget});
+      return r.createTexture(
+          {.width = w,
+           .height = h,
+           .mipLevels = 1,
+           .format = format,
+           .usage = texture_usage::kSampled | texture_usage::kColorTarget | texture_usage::kTransient});
     };
     albedo_ = target(Format::RGBA8Unorm, width_, height_);
     normal_ = target(Format::RGBA16Float, width_, height_);
@@ -124,7 +127,7 @@ class Deferred final : public Scene {
                               .height = height_,
                               .mipLevels = 1,
                               .format = kDepthFormat,
-                              .usage = texture_usage::kDepthTarget});
+                              .usage = texture_usage::kDepthTarget | texture_usage::kTransient});
     RenderTargetDesc gbuffer{};
     gbuffer.colorCount = 3;
     gbuffer.colors[0] = albedo_;

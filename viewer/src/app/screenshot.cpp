@@ -70,7 +70,9 @@ Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& 
        ", \"passes\": " + std::to_string(info.statsPasses) +
        ", \"dependencies\": " + std::to_string(info.statsDependencies) +
        ", \"queues\": " + std::to_string(info.statsQueues) +
-       ", \"semaphores\": " + std::to_string(info.statsSemaphores) + "}\n";
+       ", \"semaphores\": " + std::to_string(info.statsSemaphores) +
+       ", \"transients\": " + std::to_string(info.statsTransients) +
+       ", \"aliased_bytes_saved\": " + std::to_string(info.statsAliasedBytesSaved) + "}\n";
   j += "}\n";
   const std::string tmp = path + ".tmp";
   {

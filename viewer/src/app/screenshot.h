@@ -57,6 +57,8 @@ struct ScreenshotInfo {
   long long statsDependencies = -1;
   long long statsQueues = -1;
   long long statsSemaphores = -1;
+  long long statsTransients = -1;
+  long long statsAliasedBytesSaved = -1;
 };
 
 Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& info);

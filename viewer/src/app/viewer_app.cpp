@@ -150,6 +150,8 @@ ScreenshotInfo ViewerApp::screenshotInfo(int width, int height) const {
   info.statsDependencies = stats.dependencies;
   info.statsQueues = stats.queues;
   info.statsSemaphores = stats.semaphores;
+  info.statsTransients = stats.transients;
+  info.statsAliasedBytesSaved = stats.aliasedBytesSaved;
   return info;
 }
 

@@ -23,6 +23,7 @@ bool ViewerState::openTrace(const std::string& tracePath) {
   filterError.clear();
   stats_.reset();
   passes_.reset();
+  transients_.reset();
   visibleDirty_ = true;
   path = tracePath;
   openError.clear();
@@ -61,6 +62,7 @@ bool ViewerState::selectFrame(size_t index) {
   selected.reset();
   stats_.reset();
   passes_.reset();
+  transients_.reset();
   visibleDirty_ = true;
   passTargets = {};
   auto loaded = doc->load(index);
@@ -145,6 +147,14 @@ const std::vector<PassRow>* ViewerState::passes() {
   if (!f || !scanner || (!scanner->done() && scanner->scanned() <= f->index)) return nullptr;
   passes_ = framePasses(f->record, doc->header(), scannedTargets(*scanner, doc->header(), f->record.number));
   return &*passes_;
+}
+
+const TransientMap* ViewerState::transients() {
+  if (transients_) return &*transients_;
+  const std::vector<PassRow>* rows = passes();
+  if (!rows) return nullptr;
+  transients_ = transientMap(*rows, scannedTextures(*scanner, doc->header(), frame()->record.number));
+  return &*transients_;
 }
 
 void ViewerState::showResource(ResourceRef ref) {

@@ -78,6 +78,8 @@ class ViewerState {
   // The frame's declared passes and render graph, once the background scan has read the resources up to
   // this frame (the graph needs the render targets' attachments); null until then.
   const std::vector<PassRow>* passes();
+  // Its transient textures and the memory they would share (null: as passes()).
+  const TransientMap* transients();
 
   // ---- resources ----
   std::optional<ResourceRef> selectedResource;
@@ -116,6 +118,7 @@ class ViewerState {
   bool visibleDirty_ = true;
   std::optional<FrameStats> stats_;
   std::optional<std::vector<PassRow>> passes_;
+  std::optional<TransientMap> transients_;
 };
 
 }  // namespace reel::viewer

@@ -1,5 +1,6 @@
 #include "model/frame_passes.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "reel/trace/command_map.h"
@@ -17,6 +18,60 @@ std::vector<PassRow> framePasses(const trace::FrameRecord& frame, const trace::T
   for (size_t p = 0; p < declared.size(); ++p)
     rows.push_back({std::string(declared[p].name), declared[p].desc, std::move(graph.passes[p])});
   return rows;
+}
+
+TransientMap transientMap(const std::vector<PassRow>& passes, const TextureLookup& textureOf) {
+  FrameGraph graph;
+  std::vector<PassDesc> descs;
+  for (const PassRow& p : passes) {
+    graph.passes.push_back(p.graph);
+    descs.push_back(p.desc);
+  }
+  auto isTransient = [&](uint32_t texture) {
+    const std::optional<TextureDesc> d = textureOf(texture);
+    return d && (d->usage & texture_usage::kTransient) != 0;
+  };
+  TransientMap map;
+  std::vector<AliasItem> items;
+  std::vector<size_t> rowOf;
+  for (const TransientLife& life : transientLives(descs, graph, isTransient)) {
+    const TextureDesc d = *textureOf(life.texture);
+    uint64_t bytes = 0;
+    for (uint32_t mip = 0, w = d.width, h = d.height; mip < std::max(1u, d.mipLevels); ++mip) {
+      bytes += uint64_t{w} * h * formatBytesPerPixel(d.format);
+      w = std::max(1u, w / 2);
+      h = std::max(1u, h / 2);
+    }
+    map.textures.push_back({life, bytes, -1});
+    map.bytes += bytes;
+    if (!life.discardable) continue;
+    items.push_back({life.first, life.last, bytes, 1, ~0u});
+    rowOf.push_back(map.textures.size() - 1);
+  }
+  std::vector<AliasGroup> groups = aliasGroups(items);
+  map.saved = aliasedBytesSaved(items, groups);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (size_t& i : groups[g].items) {
+      i = rowOf[i];
+      map.textures[i].group = static_cast<int>(g);
+    }
+  }
+  map.groups = std::move(groups);
+  return map;
+}
+
+TextureLookup scannedTextures(const FrameScanner& scanner, const trace::TraceHeader& header,
+                              uint64_t number) {
+  return [&scanner, commands = trace::CommandMap::fromHeader(header),
+          number](uint32_t texture) -> std::optional<TextureDesc> {
+    const std::optional<ResourceInfo> info = scanner.findResource(ResourceKind::Texture, texture, number);
+    cmd::CreateTexture create;
+    if (!info || commands[info->createType] != CommandType::CreateTexture ||
+        info->create.size() != sizeof create)
+      return std::nullopt;
+    std::memcpy(&create, info->create.data(), sizeof create);
+    return create.desc;
+  };
 }
 
 FrameGraphBuilder::TargetLookup scannedTargets(const FrameScanner& scanner, const trace::TraceHeader& header,

@@ -1,9 +1,11 @@
 #pragma once
 // The passes a frame declares (format 1.5) with its render graph (reel/runtime/frame_graph.h): what
-// the Stats panel's "passes" tab lists, in the order they run, each with the passes it waits for. Every
-// pass runs on the graphics queue today (PassDesc::queue is what it prefers).
+// the Stats panel's "passes" tab lists, in the order they run, each with the passes it waits for, and the
+// frame's transient textures with the memory they would share (the aliasing map).
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,26 @@ struct PassRow {
 std::vector<PassRow> framePasses(const trace::FrameRecord& frame, const trace::TraceHeader& header,
                                  const FrameGraphBuilder::TargetLookup& targetOf);
 
+// The frame's transient textures (texture_usage::kTransient) and the memory groups they share on a device
+// with one queue (aliasGroups over those whose first pass writes them without reading them), with sizes
+// estimated from their descriptions (texels x bytes per texel, every mip level): a device pads them.
+struct TransientRow {
+  TransientLife life;
+  uint64_t bytes = 0;
+  int group = -1;  // index into TransientMap::groups; -1: keeps its memory (its old contents matter)
+};
+struct TransientMap {
+  std::vector<TransientRow> textures;
+  std::vector<AliasGroup> groups;  // items index `textures`
+  uint64_t bytes = 0, saved = 0;
+};
+using TextureLookup = std::function<std::optional<TextureDesc>(uint32_t texture)>;
+TransientMap transientMap(const std::vector<PassRow>& passes, const TextureLookup& textureOf);
+
 // Render targets as the background scan knows them in frame `number` (it must have scanned that far).
 FrameGraphBuilder::TargetLookup scannedTargets(const FrameScanner& scanner, const trace::TraceHeader& header,
                                                uint64_t number);
+// Textures, the same way.
+TextureLookup scannedTextures(const FrameScanner& scanner, const trace::TraceHeader& header, uint64_t number);
 
 }  // namespace reel::viewer

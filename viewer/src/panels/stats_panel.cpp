@@ -228,6 +228,57 @@ void StatsPanel::drawPasses(ViewerState& state) {
     ImGui::PopID();
   }
   ImGui::EndTable();
+  drawTransients(state);
+}
+
+// The aliasing map: each transient texture's passes as a bar over the pass columns, in the row of the
+// memory it shares (one row per group; a texture that keeps its memory has a row of its own).
+void StatsPanel::drawTransients(ViewerState& state) {
+  const TransientMap* map = state.transients();
+  const std::vector<PassRow>* passes = state.passes();
+  if (!map || !passes || map->textures.empty()) {
+    report_.transients = map ? 0 : -1;
+    return;
+  }
+  report_.transients = static_cast<long long>(map->textures.size());
+  report_.aliasedBytesSaved = static_cast<long long>(map->saved);
+  ImGui::Separator();
+  ImGui::TextDisabled(
+      "%zu transient textures, %s; sharing memory where their passes do not overlap saves %s "
+      "(one queue; sizes estimated from their descriptions)",
+      map->textures.size(), formatBytes(map->bytes).c_str(), formatBytes(map->saved).c_str());
+  std::vector<std::vector<size_t>> rows;
+  for (const AliasGroup& g : map->groups) rows.push_back(g.items);
+  for (size_t t = 0; t < map->textures.size(); ++t) {
+    if (map->textures[t].group < 0) rows.push_back({t});
+  }
+  const float rowHeight = 20.0f, gap = 6.0f;
+  const float width = ImGui::GetContentRegionAvail().x;
+  const float labelWidth = ImGui::CalcTextSize("async_compute").x + 8.0f;
+  const float column = std::max(16.0f, (width - labelWidth) / static_cast<float>(passes->size()) - gap);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(width, static_cast<float>(rows.size()) * (rowHeight + 4.0f)));
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const float top = origin.y + static_cast<float>(r) * (rowHeight + 4.0f);
+    const bool shared = rows[r].size() > 1;
+    const std::string label = shared ? "memory " + std::to_string(r) : "own";
+    draw->AddText(ImVec2(origin.x, top + 3.0f), IM_COL32(170, 170, 170, 255), label.c_str());
+    for (const size_t t : rows[r]) {
+      const TransientRow& row = map->textures[t];
+      const float x0 = origin.x + labelWidth + static_cast<float>(row.life.first) * (column + gap);
+      const float x1 = origin.x + labelWidth + static_cast<float>(row.life.last + 1) * (column + gap) - gap;
+      const ImU32 fill = shared ? IM_COL32(150, 100, 60, 255) : IM_COL32(90, 90, 90, 255);
+      draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, top + rowHeight), fill, 3.0f);
+      const std::string name = formatHandle(TextureHandle{row.life.texture});
+      draw->AddText(ImVec2(x0 + 4.0f, top + 3.0f), IM_COL32(235, 235, 235, 255), name.c_str());
+      if (ImGui::IsMouseHoveringRect(ImVec2(x0, top), ImVec2(x1, top + rowHeight))) {
+        ImGui::SetTooltip("%s: passes %u-%u, %s%s", name.c_str(), row.life.first, row.life.last,
+                          formatBytes(row.bytes).c_str(),
+                          row.life.discardable ? "" : " (its first pass reads it: keeps its memory)");
+      }
+    }
+  }
 }
 
 void StatsPanel::drawFrameChart(ViewerState& state) {

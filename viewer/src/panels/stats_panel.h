@@ -21,6 +21,8 @@ class StatsPanel {
     long long dependencies = -1;  // and the dependency arrows of its diagram
     long long queues = -1;        // its queue lanes
     long long semaphores = -1;    // the arrows between lanes
+    long long transients = -1;    // the aliasing map: transient textures
+    long long aliasedBytesSaved = -1;
   };
   const Report& report() const { return report_; }
 
@@ -33,6 +35,7 @@ class StatsPanel {
 
   void drawFrameChart(ViewerState& state);
   void drawPasses(ViewerState& state);
+  void drawTransients(ViewerState& state);
 };
 
 }  // namespace reel::viewer

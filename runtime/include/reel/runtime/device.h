@@ -122,6 +122,16 @@ class Device {
     (void)queue;
   }
 
+  // Before a frame's packets: its transient textures' lives (texture_usage::kTransient, frame_graph.h)
+  // when the renderer built the frame's graph (`known`: frames translated on the render thread, at most
+  // Renderer::kPassReadsMaxKeys keys), so that a device may let transient textures whose lives do not
+  // overlap share memory. `known` false: this frame's lives are not known, and no transient texture may
+  // share memory during it. The default ignores it.
+  virtual void planTransients(std::span<const TransientLife> lives, bool known) {
+    (void)lives;
+    (void)known;
+  }
+
   // Problems found while translating (a stale handle in a packet, a failed allocation): reported, and the
   // command skipped, never a crash. Any thread may collect them.
   std::vector<std::string> takeErrors();

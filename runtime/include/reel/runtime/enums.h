@@ -73,7 +73,11 @@ inline constexpr uint32_t kVertex = 1u << 0, kIndex = 1u << 1, kUniform = 1u << 
 namespace texture_usage {
 inline constexpr uint32_t kSampled = 1u << 0, kColorTarget = 1u << 1, kDepthTarget = 1u << 2,
                           kStorage = 1u << 3, kTransferSrc = 1u << 4, kTransferDst = 1u << 5;
-}
+// The texture's contents do not outlive the frame: where a frame's passes write it before reading it,
+// its memory may be shared with other transient textures whose passes do not overlap (aliasing), so what
+// it held at the frame's start is undefined.
+inline constexpr uint32_t kTransient = 1u << 6;
+}  // namespace texture_usage
 
 uint32_t formatBytesPerPixel(Format format);
 bool isDepthFormat(Format format);

@@ -60,6 +60,38 @@ struct FrameGraph {
   std::vector<GraphPass> passes;  // by pass id
 };
 
+// ---- transient textures (texture_usage::kTransient) ----
+
+// A transient texture in one frame: the passes from the first that touches it to the last.
+struct TransientLife {
+  uint32_t texture = 0;  // the handle's value
+  uint32_t first = 0, last = 0;
+  bool discardable = false;  // its first pass writes it without reading it: its old contents are not needed
+  bool graphicsOnly = true;  // every pass that touches it runs on the graphics queue (passQueue)
+};
+
+// The frame's transient textures, by first pass; `isTransient` says which textures the app marked so.
+std::vector<TransientLife> transientLives(std::span<const PassDesc> passes, const FrameGraph& graph,
+                                          const std::function<bool(uint32_t texture)>& isTransient);
+
+// Memory shared by textures whose lives do not overlap (Granite's physical-resource aliasing): items go, in
+// order of their first pass, into the first group whose members all ended before it begins and whose
+// memory types suit it; a group takes the largest size and alignment of its members.
+struct AliasItem {
+  uint32_t first = 0, last = 0;
+  uint64_t size = 0, alignment = 1;
+  uint32_t memoryTypes = ~0u;
+};
+struct AliasGroup {
+  std::vector<size_t> items;  // indexes into the items
+  uint64_t size = 0, alignment = 1;
+  uint32_t memoryTypes = ~0u;
+  uint32_t last = 0;  // the last pass of its members
+};
+std::vector<AliasGroup> aliasGroups(std::span<const AliasItem> items);
+// The bytes the groups save: the items' sizes less the groups'.
+uint64_t aliasedBytesSaved(std::span<const AliasItem> items, std::span<const AliasGroup> groups);
+
 class FrameGraphBuilder {
  public:
   // A render target's attachments; nothing when the handle is not a live target (its pass then writes

@@ -227,8 +227,10 @@ class Renderer {
                      InstanceMergeCursor* merge, DrawCounts& draws);
   // A frame with declared passes translated on one thread: its render graph (frame_graph.h), from a walk
   // over the declared passes' packets, gives each pass with a target what it reads and does not write
-  // (Device::prepareReads at its begin). Only for frames of at most kPassReadsMaxKeys keys: a larger
-  // frame translated on one thread does not walk its packets twice, and wide frames have no prologue.
+  // (Device::prepareReads at its begin), each pass the queue it runs on (passQueue) and the device the
+  // lives of the frame's transient textures (Device::planTransients). Only for frames of at most
+  // kPassReadsMaxKeys keys: a larger frame translated on one thread does not walk its packets twice, and
+  // wide frames have no prologue.
   static constexpr size_t kPassReadsMaxKeys = 4096;
   void preparePassReads(const FrameView& view);
   // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.

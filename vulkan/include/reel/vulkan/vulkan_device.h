@@ -84,6 +84,10 @@ struct VulkanMemoryStats {
   uint64_t bytesAllocated = 0;   // sum of the VkDeviceMemory sizes
   uint64_t bytesInUse = 0;       // sum of what the resources asked for
   uint64_t wasteBytes = 0;       // bytesAllocated - bytesInUse: free space and alignment padding in blocks
+  // Transient textures (texture_usage::kTransient) of the last frame whose graph was known: the memory
+  // they asked for, and what sharing it among those whose passes do not overlap saves (aliasing).
+  uint64_t transientBytes = 0;
+  uint64_t aliasedBytesSaved = 0;
 };
 
 // Counters since creation; a snapshot taken at each endFrame (memory: at the stats() call).
