@@ -394,8 +394,8 @@ TEST(Capture, AKeyTypeFirstSeenMidCaptureGetsItsLayoutWritten) {
   EXPECT_EQ(frame->buckets[1].keyType, "u16");
 }
 
-// A writer that cannot write (the reading end of a FIFO stays closed for a while) falls behind: the
-// render thread then waits for it, counted, and no frame is lost. Four frames in flight and two retained
+// A writer that cannot write (the reading end of a FIFO is not read until the render thread waits) falls
+// behind: the render thread then waits for it, counted, and no frame is lost. Four frames in flight and two retained
 // frames at once also show that the bucket streams never run out.
 TEST(Capture, AWriterFallingBehindMakesTheRenderThreadWaitAndDropsNothing) {
   TempDir dir;
@@ -415,7 +415,12 @@ TEST(Capture, AWriterFallingBehindMakesTheRenderThreadWaitAndDropsNothing) {
 
   std::vector<std::byte> received;
   std::thread drain([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The file opens for reading only once the render thread waits (stats() counts a wait as it starts),
+    // however slowly the frames are recorded; a minute without one lets the test go on and fail below.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (capture->stats().renderWaits == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     ::fcntl(readEnd, F_SETFL, 0);  // blocking from now on
     std::byte buffer[1 << 16];
     for (;;) {
@@ -431,7 +436,7 @@ TEST(Capture, AWriterFallingBehindMakesTheRenderThreadWaitAndDropsNothing) {
   ::close(readEnd);
 
   const capture::CaptureStats stats = capture->stats();
-  EXPECT_GE(stats.renderWaits, 1u) << "the writer was blocked for 300 ms";
+  EXPECT_GE(stats.renderWaits, 1u) << "the file was not read until the render thread waited";
   EXPECT_GT(stats.renderWaitNs, 0u);
   EXPECT_EQ(stats.framesWritten, kFrames);
   auto reader = TraceReader::fromBytes(std::move(received), "fifo");
