@@ -3,7 +3,8 @@
 # its synchronization checks on (REEL_VALIDATE=1): every sample scene renders the same images with the
 # device's queues (async compute, transfer) as with one (REEL_QUEUES=1); the golden suite passes against
 # the committed goldens on both paths; then the GPU frame time and the replay rate of a 1920x1080
-# `deferred` capture, one queue against several (validation off; 3 interleaved runs of each). Each step's
+# `deferred` capture, one queue against several (validation off; 3 interleaved runs of each), with the
+# memory its transient targets take and what sharing it saves. Each step's
 # exit code is in OUT/summary.txt; OUT/queues.tgz holds the outputs. Run from the repository root:
 #   bash scripts/device-queues.sh BIN OUT
 set -uo pipefail
@@ -87,9 +88,11 @@ for mode in ("one", "several"):
         s = json.load(open(f"{out}/deferred_{mode}_{r}.json"))
         gpu = s["gpu_ms"]["median"] if s.get("gpu_ms") else float("nan")
         q = s.get("queues", {})
+        m = s.get("device_memory", {})
         rows.setdefault(mode, []).append((gpu, s["fps"]))
         print(f"  {mode:8} round {r}: gpu median {gpu:.4f} ms, {s['fps']:.1f} frames/s, "
-              f"compute submits {q.get('compute_submits')}, queue waits {q.get('waits')}, barriers {q.get('barriers')}")
+              f"compute submits {q.get('compute_submits')}, queue waits {q.get('waits')}, barriers {q.get('barriers')}, "
+              f"transient bytes {m.get('transient_bytes')}, aliased bytes saved {m.get('aliased_bytes_saved')}")
 for mode, v in rows.items():
     print(f"{mode:8} median of 3: gpu {statistics.median(g for g, _ in v):.4f} ms, "
           f"{statistics.median(f for _, f in v):.1f} frames/s")

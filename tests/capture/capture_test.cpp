@@ -395,8 +395,8 @@ TEST(Capture, AKeyTypeFirstSeenMidCaptureGetsItsLayoutWritten) {
 }
 
 // A writer that cannot write (the reading end of a FIFO is not read until the render thread waits) falls
-// behind: the render thread then waits for it, counted, and no frame is lost. Four frames in flight and two retained
-// frames at once also show that the bucket streams never run out.
+// behind: the render thread then waits for it, counted, and no frame is lost. Four frames in flight and
+// two retained frames at once also show that the bucket streams never run out.
 TEST(Capture, AWriterFallingBehindMakesTheRenderThreadWaitAndDropsNothing) {
   TempDir dir;
   const std::string fifo = dir.path("slow.reel");
