@@ -60,32 +60,32 @@ TransientMap transientMap(const std::vector<PassRow>& passes, const TextureLooku
   return map;
 }
 
+namespace {
+// The description a resource was created with, as the background scan knows it in frame `number`.
+template <typename Create>
+auto createdDesc(const FrameScanner& scanner, const trace::CommandMap& commands, uint32_t value,
+                 uint64_t number) -> std::optional<decltype(Create::desc)> {
+  const ResourceKind kind = commandInfo(Create::kType).semantics.resource;
+  const std::optional<ResourceInfo> info = scanner.findResource(kind, value, number);
+  Create create;
+  if (!info || commands[info->createType] != Create::kType || info->create.size() != sizeof create)
+    return std::nullopt;
+  std::memcpy(&create, info->create.data(), sizeof create);
+  return create.desc;
+}
+}  // namespace
+
 TextureLookup scannedTextures(const FrameScanner& scanner, const trace::TraceHeader& header,
                               uint64_t number) {
-  return [&scanner, commands = trace::CommandMap::fromHeader(header),
-          number](uint32_t texture) -> std::optional<TextureDesc> {
-    const std::optional<ResourceInfo> info = scanner.findResource(ResourceKind::Texture, texture, number);
-    cmd::CreateTexture create;
-    if (!info || commands[info->createType] != CommandType::CreateTexture ||
-        info->create.size() != sizeof create)
-      return std::nullopt;
-    std::memcpy(&create, info->create.data(), sizeof create);
-    return create.desc;
+  return [&scanner, commands = trace::CommandMap::fromHeader(header), number](uint32_t texture) {
+    return createdDesc<cmd::CreateTexture>(scanner, commands, texture, number);
   };
 }
 
 FrameGraphBuilder::TargetLookup scannedTargets(const FrameScanner& scanner, const trace::TraceHeader& header,
                                                uint64_t number) {
-  return [&scanner, commands = trace::CommandMap::fromHeader(header),
-          number](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
-    const std::optional<ResourceInfo> info =
-        scanner.findResource(ResourceKind::RenderTarget, target.value, number);
-    cmd::CreateRenderTarget create;
-    if (!info || commands[info->createType] != CommandType::CreateRenderTarget ||
-        info->create.size() != sizeof create)
-      return std::nullopt;
-    std::memcpy(&create, info->create.data(), sizeof create);
-    return create.desc;
+  return [&scanner, commands = trace::CommandMap::fromHeader(header), number](RenderTargetHandle target) {
+    return createdDesc<cmd::CreateRenderTarget>(scanner, commands, target.value, number);
   };
 }
 
