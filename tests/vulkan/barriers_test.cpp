@@ -187,6 +187,25 @@ TEST(QueueBarriers, BackOnTheFirstQueueItsOwnWriteIsMadeVisibleAgain) {
   EXPECT_EQ(q.graphics.needs[TwoQueues::kC], 0u) << "compute only read it";
 }
 
+TEST(QueueBarriers, BackOnAQueueAfterTheOtherOnlyReadItsOwnStateStillHolds) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onGraphics.use(buffer, kComputeWrite);
+  q.onGraphics.use(buffer, kVertexRead);  // the write made visible to vertex input
+  q.onCompute.use(buffer, kComputeRead);
+  q.onGraphics.clear();
+  q.graphics.serial = 6;
+  q.onGraphics.use(buffer, kVertexRead);
+  EXPECT_TRUE(q.onGraphics.empty()) << "compute only read it: graphics goes on from its parked state";
+  q.onGraphics.use(buffer, kTransferWrite);
+  EXPECT_EQ(q.graphics.needs[TwoQueues::kC], 3u) << "the write waits for compute's read";
+  q.onCompute.clear();
+  q.compute.serial = 4;
+  q.onCompute.use(buffer, kComputeRead);
+  ASSERT_EQ(q.onCompute.queuedBuffers().size(), 1u) << "graphics wrote since: compute's parked state is gone";
+  EXPECT_EQ(q.onCompute.queuedBuffers()[0].srcStageMask, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+}
+
 TEST(QueueBarriers, AResourceIsCurrentOnlyForReadsInTheSegmentThatLastUsedIt) {
   TwoQueues q;
   Buffer buffer;

@@ -78,18 +78,32 @@ void BarrierBatch::crossQueues(SyncState& s, QueueTimes& times, Use& use, bool i
     if (need > segment.waited[o] && need > segment.needs[o]) segment.needs[o] = need;
   }
   if (times.owner != segment.kind) {
-    // The state describes another queue's stages. Whatever that queue did is waited for by the semaphore;
-    // what this queue did before it is not made visible by it: wait for everything, keep the layout.
-    SyncState fresh;
-    fresh.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    fresh.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
-    fresh.layout = s.layout;
-    fresh.written = true;
-    s = fresh;
+    // The state describes another queue's stages: parked for that queue. This queue's own parked state
+    // still holds when no other queue wrote since (their reads are waited for by the semaphore); else
+    // what another queue did is waited for by the semaphore, but what this queue did before it is not
+    // made visible by it: wait for everything, keep the layout.
+    const auto owner = static_cast<size_t>(times.owner);
+    times.parked[owner] = s;
+    times.parkedValid[owner] = true;
+    if (times.parkedValid[k]) {
+      s = times.parked[k];
+    } else {
+      SyncState fresh;
+      fresh.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+      fresh.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+      fresh.layout = s.layout;
+      fresh.written = true;
+      s = fresh;
+    }
     times.owner = segment.kind;
   }
   times.access[k] = segment.serial;
-  if (changes) times.write[k] = segment.serial;
+  if (changes) noteWrite(times, segment);
+}
+
+void noteWrite(QueueTimes& times, const QueueSegment& segment) {
+  times.write[static_cast<size_t>(segment.kind)] = segment.serial;
+  for (bool& valid : times.parkedValid) valid = false;
 }
 
 bool BarrierBatch::apply(SyncState& s, const Use& use, bool image, VkPipelineStageFlags2& srcStages,

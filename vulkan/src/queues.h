@@ -7,10 +7,12 @@
 // Hazards across queues are found per resource, where barriers are: each buffer and texture remembers the
 // last segment of each queue that used it and that wrote it (QueueTimes). A use on queue K waits, through
 // K's next submission, for the other queues' segments it conflicts with: a read for their last write, a
-// write or a layout change for their last use. A semaphore wait makes the other queue's writes available
-// and visible, but not K's own earlier writes, and it leaves layouts as they are: so the first use of a
-// resource on a queue that is not the last one to use it starts from a state that waits for everything
-// (a barrier from ALL_COMMANDS / MEMORY_WRITE, which also chains the layout change after the semaphore).
+// write or a layout change for their last use. A resource's SyncState speaks for the queue that used it
+// last; when another queue takes it, the state is parked. A semaphore wait makes the other queue's writes
+// available and visible, but not K's own earlier writes, and it leaves layouts as they are: so K goes on
+// from its parked state when no other queue wrote (or changed the layout) since, and otherwise from a
+// state that waits for everything (a barrier from ALL_COMMANDS / MEMORY_WRITE, which also chains the
+// layout change after the semaphore).
 // Resources are created with VK_SHARING_MODE_CONCURRENT over the queues' families, so no ownership moves.
 //
 // One queue family (lavapipe), or REEL_QUEUES=1: no segments, no QueueTimes bookkeeping, the barriers of a
@@ -24,13 +26,6 @@ namespace reel::vk {
 
 enum class QueueKind : uint8_t { Graphics, Compute, Transfer };
 inline constexpr size_t kQueueKinds = 3;
-
-// A resource's last uses, by queue: the timeline values of the segments (0: none).
-struct QueueTimes {
-  QueueKind owner = QueueKind::Graphics;  // the queue whose stages the resource's SyncState describes
-  uint64_t access[kQueueKinds] = {};
-  uint64_t write[kQueueKinds] = {};  // writes and layout changes
-};
 
 // The segment a queue is recording: what its barriers may name and what it must wait for.
 struct QueueSegment {

@@ -24,6 +24,16 @@ struct SyncState {
   bool written = false;  // the GPU wrote it (or changed its layout) at least once: reads may need visibility
 };
 
+// A resource on a device with several queues (queues.h): its last uses by queue, as the timeline values of
+// the segments (0: none), and the SyncState of each queue that is not the last to use it.
+struct QueueTimes {
+  QueueKind owner = QueueKind::Graphics;  // the queue whose stages the resource's SyncState describes
+  uint64_t access[kQueueKinds] = {};
+  uint64_t write[kQueueKinds] = {};  // writes and layout changes
+  SyncState parked[kQueueKinds];
+  bool parkedValid[kQueueKinds] = {};  // no other queue wrote since that queue's state was parked
+};
+
 // The stages and accesses a resource is read with when it is bound for drawing or dispatching, and the
 // layout such reads need; one barrier to all of them at once ("settling") makes every later bound read
 // free until the next write.

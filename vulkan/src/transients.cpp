@@ -176,6 +176,7 @@ void VulkanDeviceImpl::planTransients(std::span<const TransientLife> lives, bool
     auto* slot = textures_.find(TextureHandle{handle});
     if (!slot) continue;
     vk::SyncState& s = (*slot)->sync;
+    for (bool& valid : (*slot)->queues.parkedValid) valid = false;  // no queue's view of it holds either
     s = vk::SyncState{};
     s.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
     s.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;

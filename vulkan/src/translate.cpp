@@ -1303,9 +1303,9 @@ void VulkanDeviceImpl::endJobs() {
           u.image ? static_cast<vk::Texture*>(u.resource)->sync : static_cast<vk::Buffer*>(u.resource)->sync;
       if (const vk::QueueSegment* segment = barriers_.segment(); segment && u.wrote) {
         // The first use above took the resource onto the graphics queue; a later write in the job counts.
-        vk::QueueTimes& times = u.image ? static_cast<vk::Texture*>(u.resource)->queues
-                                        : static_cast<vk::Buffer*>(u.resource)->queues;
-        times.write[0] = segment->serial;
+        vk::noteWrite(u.image ? static_cast<vk::Texture*>(u.resource)->queues
+                              : static_cast<vk::Buffer*>(u.resource)->queues,
+                      *segment);
       }
       if (u.wrote) {
         truth = u.state;  // everything since the job's last write is the job's own
