@@ -514,22 +514,25 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 }
 
 void Renderer::preparePassReads(const FrameView& view) {
-  FrameGraphBuilder builder(
-      passes_->descs(), [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
-        const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
-        cmd::CreateRenderTarget create;
-        if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
-        std::memcpy(&create, entry->payload.data(), sizeof create);
-        return create.desc;
-      });
+  // The declared passes, then the keys that name none as one more pass: transient textures they touch
+  // live up to the frame's end.
+  std::vector<PassDesc> descs(passes_->descs().begin(), passes_->descs().end());
+  const size_t declared = descs.size();
+  descs.emplace_back();
+  FrameGraphBuilder builder(descs, [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
+    const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
+    cmd::CreateRenderTarget create;
+    if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
+    std::memcpy(&create, entry->payload.data(), sizeof create);
+    return create.desc;
+  });
   for (const SortEntry& entry : view.sorted) {
-    const uint16_t pass = view.passOf(entry.sequence);
-    if (pass >= passes_->count()) break;  // keys in pass order: the rest name no declared pass
+    const uint32_t pass = std::min<uint32_t>(view.passOf(entry.sequence), static_cast<uint32_t>(declared));
     FrameView::forEachInChain(*view.buckets[view.mergedBuckets[entry.sequence]].stream, entry.value,
                               [&](const PacketView& p) { builder.add(pass, p.type, p.payload); });
   }
   FrameGraph graph = builder.finish();
-  for (size_t p = 0; p < graph.passes.size(); ++p) {
+  for (size_t p = 0; p < declared; ++p) {
     const GraphPass& g = graph.passes[p];
     std::vector<GraphResource> reads;
     std::set_difference(g.reads.begin(), g.reads.end(), g.writes.begin(), g.writes.end(),
@@ -537,7 +540,7 @@ void Renderer::preparePassReads(const FrameView& view) {
     passes_->setPrologue(p, std::move(reads));
     passes_->setQueue(p, passQueue(passes_->descs()[p], g));
   }
-  const std::vector<TransientLife> lives = transientLives(passes_->descs(), graph, [this](uint32_t texture) {
+  const std::vector<TransientLife> lives = transientLives(descs, graph, [this](uint32_t texture) {
     const LiveResources::Entry* entry = live_.find(ResourceKind::Texture, texture);
     cmd::CreateTexture create;
     if (!entry || entry->payload.size() != sizeof create) return false;

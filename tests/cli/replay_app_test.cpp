@@ -76,8 +76,8 @@ TEST(CliReplay, TransientTargetsWhosePassesDoNotOverlapShareMemory) {
   const RunResult r = runReel("replay " + trace + " --json");
   ASSERT_EQ(r.exitCode, 0) << r.out << r.err;
   auto number = [&](const std::string& key) -> long long {
-    const size_t at = r.out.find("\"" + key + "\": ");
-    return at == std::string::npos ? -1 : std::stoll(r.out.substr(at + key.size() + 4));
+    const size_t at = r.out.find("\"" + key + "\":");
+    return at == std::string::npos ? -1 : std::stoll(r.out.substr(at + key.size() + 3));
   };
   // Half-size RGBA16F bright and blur targets, 80 x 48 x 8 bytes each (give or take the driver's padding).
   const long long saved = number("aliased_bytes_saved");

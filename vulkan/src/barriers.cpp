@@ -160,6 +160,16 @@ void BarrierBatch::use(Buffer& buffer, const Use& use) {
 }
 
 void BarrierBatch::use(Texture& texture, const Use& use, bool discard) {
+  if (handedOver(texture)) {
+    // Another texture used the memory since this one did, whatever for (a pass, an upload, a readback):
+    // what this one held is gone, and the hand-over waits for everything before it on the queue.
+    texture.alias->lastUser = texture.handle;
+    texture.sync = SyncState{};
+    texture.sync.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    texture.sync.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+    texture.sync.written = true;
+    for (bool& valid : texture.queues.parkedValid) valid = false;
+  }
   if (!segment_) return this->use(texture.sync, texture.image.get(), texture.aspect, use, discard);
   Use masked = use;
   crossQueues(texture.sync, texture.queues, masked, true);

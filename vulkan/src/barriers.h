@@ -46,6 +46,12 @@ bool isSettled(const SyncState& state, const Use& use, bool image);
 // With several queues: true when the resource's SyncState already speaks for `segment` (its queue was the
 // last to use it, in this segment), so that isSettled may skip the use. Writes always go through use().
 bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& use);
+// A texture on memory another texture shares (transient textures, AliasMemory) whose memory the other one
+// used last: its state must start over from UNDEFINED and wait for everything before (isSettled then
+// skips nothing).
+inline bool handedOver(const Texture& texture) {
+  return texture.alias && texture.alias->lastUser != texture.handle;
+}
 // A write (or layout change) by `segment`'s queue outside BarrierBatch (a translation job's, at the join):
 // the other queues must wait for it, and their parked states no longer hold.
 void noteWrite(QueueTimes& times, const QueueSegment& segment);

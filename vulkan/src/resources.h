@@ -57,6 +57,9 @@ struct Buffer final : Retired {
 // once the last texture bound to it is gone.
 struct AliasMemory {
   Allocation memory;
+  // The handle value of the texture that used the memory last: when another one uses it next, that one's
+  // SyncState no longer holds (barriers.h).
+  uint32_t lastUser = 0;
 };
 
 struct Texture final : Retired {

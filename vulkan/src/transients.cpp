@@ -10,9 +10,10 @@
 // or to memory of their own. Images are bound to memory for good, so a new binding is a new image (and
 // views); the old ones go to the frame's garbage.
 //
-// Barriers: a texture bound to shared memory starts every frame in UNDEFINED, from a write of every stage
-// and access, so that its first use waits for whatever another texture did with the memory before (on
-// the one queue, earlier in submission order) and drops the old contents.
+// Barriers: each shared memory remembers which texture used it last (AliasMemory::lastUser); the first use
+// of another one starts from UNDEFINED and a write of every stage and access (barriers.h, handedOver), so
+// that it waits for whatever the other did with the memory before (on the one queue, earlier in
+// submission order), in a pass, an upload or a readback alike.
 #include <algorithm>
 #include <map>
 
@@ -170,17 +171,6 @@ void VulkanDeviceImpl::planTransients(std::span<const TransientLife> lives, bool
         if (shared || texture.alias) rebind(texture, shared);
       }
     }
-  }
-  // Whatever another texture left in shared memory is undefined: each frame starts there from nothing.
-  for (const uint32_t handle : aliased_) {
-    auto* slot = textures_.find(TextureHandle{handle});
-    if (!slot) continue;
-    vk::SyncState& s = (*slot)->sync;
-    for (bool& valid : (*slot)->queues.parkedValid) valid = false;  // no queue's view of it holds either
-    s = vk::SyncState{};
-    s.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    s.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
-    s.written = true;
   }
   if (known) {
     uint64_t transient = 0;

@@ -1173,6 +1173,7 @@ bool VulkanDeviceImpl::settled(Recorder& r, vk::Buffer& buffer, const Use& u) {
 
 bool VulkanDeviceImpl::settled(Recorder& r, vk::Texture& texture, const Use& u) {
   if (!r.job) {
+    if (vk::handedOver(texture)) return false;
     const vk::QueueSegment* segment = r.barriers.segment();
     if (segment && !vk::isCurrent(texture.queues, *segment, u)) return false;
     return vk::isSettled(texture.sync, u, true);
