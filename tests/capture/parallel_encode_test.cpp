@@ -232,9 +232,11 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
   EXPECT_LE(stats.peakFramesInFlight, 3u);
   EXPECT_EQ(stats.peakFramesInFlight, 3u) << "the stall should have filled the bound";
   EXPECT_GE(stats.renderWaits, 1u);
-  // The waits' frames: none before three frames filled the bound, none after the last frame recorded.
+  // The waits' frames: none before the renderer's leased frames are all taken (frames not gathered yet
+  // hold them; on a loaded machine the encoders may not have gathered the first two when the third comes),
+  // none after the last frame recorded.
   const uint64_t firstFrame = witness.frames().begin()->first;
-  EXPECT_GE(stats.firstWaitFrame, firstFrame + 3);
+  EXPECT_GE(stats.firstWaitFrame, firstFrame + kMaxObserverRetainedFrames);
   EXPECT_LE(stats.firstWaitFrame, stats.lastWaitFrame);
   EXPECT_LT(stats.lastWaitFrame, firstFrame + kFrames);
   EXPECT_EQ(stats.framesWritten, kFrames);
