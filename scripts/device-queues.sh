@@ -23,34 +23,30 @@ PY
 
 log "devices"
 "$bin/reel-sample" --list-devices 2>&1 | tee -a "$out/summary.txt"
-log "every sample scene, 4 frames at 320x240, validation on: several queues, then one; images compared"
-for scene in cubes transparency post compute stress default passes deferred; do
+# reel-sample NAME ARGS... with several queues, then one (validation on), and their frames 1-3 compared.
+both_ways() {
+  local name=$1 mode queues f
+  shift
   for mode in several one; do
     queues=""; [ "$mode" = one ] && queues=1
-    REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel-sample" --scene "$scene" --frames 4 --headless \
-      --width 320 --height 240 --out "$out/images/$mode/$scene" --stats > "$out/stats_${scene}_$mode.json" 2>&1
-    echo "$scene ($mode queues) exit: $?" | tee -a "$out/summary.txt"
-    counters "$out/stats_${scene}_$mode.json"
+    REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel-sample" "$@" --frames 4 --headless --width 320 --height 240 \
+      --stats --out "$out/images/$mode/$name" > "$out/stats_${name}_$mode.json" 2>&1
+    echo "$name ($mode queues) exit: $?" | tee -a "$out/summary.txt"
+    counters "$out/stats_${name}_$mode.json"
   done
   for f in 1 2 3; do
-    "$bin/reel" compare "$out/images/several/$scene/frame_$f.png" "$out/images/one/$scene/frame_$f.png" \
+    "$bin/reel" compare "$out/images/several/$name/frame_$f.png" "$out/images/one/$name/frame_$f.png" \
       --threshold 0 > /dev/null 2>&1
-    echo "  $scene frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
+    echo "  $name frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
   done
+}
+
+log "every sample scene, 4 frames at 320x240, validation on: several queues, then one; images compared"
+for scene in cubes transparency post compute stress default passes deferred; do
+  both_ways "$scene" --scene "$scene"
 done
 log "default (every scene in viewports) on one render worker, so that its frames stay on the render thread"
-for mode in several one; do
-  queues=""; [ "$mode" = one ] && queues=1
-  REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel-sample" --scene default --frames 4 --headless --width 320 \
-    --height 240 --render-workers 1 --stats --out "$out/images/$mode/default_1" > "$out/stats_default_1_$mode.json" 2>&1
-  echo "default, 1 worker ($mode queues) exit: $?" | tee -a "$out/summary.txt"
-  counters "$out/stats_default_1_$mode.json"
-done
-for f in 1 2 3; do
-  "$bin/reel" compare "$out/images/several/default_1/frame_$f.png" "$out/images/one/default_1/frame_$f.png" \
-    --threshold 0 > /dev/null 2>&1
-  echo "  default, 1 worker, frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
-done
+both_ways default_1 --scene default --render-workers 1
 log "what the golden traces with passes that prefer other queues submitted there (several queues)"
 for trace in deferred_declared default_declared; do
   REEL_VALIDATE=1 "$bin/reel" replay "traces/$trace.reel" --json > "$out/replay_$trace.json" 2>&1
