@@ -217,5 +217,34 @@ TEST(QueueBarriers, AResourceIsCurrentOnlyForReadsInTheSegmentThatLastUsedIt) {
   EXPECT_FALSE(isCurrent(buffer.queues, q.graphics, kVertexRead));
 }
 
+// ---- transient textures sharing memory (AliasMemory) ----
+
+TEST(AliasBarriers, EachHandOverOfSharedMemoryStartsFromUndefinedAndWaitsForEverything) {
+  BarrierBatch batch;
+  auto memory = std::make_shared<AliasMemory>();
+  Texture a, b;
+  a.handle = 1;
+  b.handle = 2;
+  a.alias = b.alias = memory;
+  batch.use(a, kColorWrite);
+  batch.clear();
+  batch.use(a, kSampled);
+  ASSERT_EQ(batch.queuedImages().size(), 1u);
+  EXPECT_EQ(batch.queuedImages()[0].srcStageMask, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT)
+      << "a's own write: an ordinary barrier";
+  batch.clear();
+  batch.use(b, kTransferWrite);  // b takes the memory over (an upload, say)
+  ASSERT_EQ(batch.queuedImages().size(), 1u);
+  EXPECT_EQ(batch.queuedImages()[0].srcStageMask, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+  EXPECT_EQ(batch.queuedImages()[0].oldLayout, VK_IMAGE_LAYOUT_UNDEFINED) << "what b held is gone";
+  batch.clear();
+  batch.use(a, kSampled);  // a again, after b wrote the memory: its own state no longer holds
+  ASSERT_EQ(batch.queuedImages().size(), 1u) << "a read of the same layout still needs the hand-over";
+  EXPECT_EQ(batch.queuedImages()[0].srcStageMask, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT);
+  EXPECT_EQ(batch.queuedImages()[0].oldLayout, VK_IMAGE_LAYOUT_UNDEFINED);
+  EXPECT_FALSE(handedOver(a));
+  EXPECT_TRUE(handedOver(b));
+}
+
 }  // namespace
 }  // namespace reel::vk
