@@ -46,6 +46,14 @@ class Cubes final : public Scene {
 
   void views(std::vector<View>& out) const override { out.push_back(view_); }
 
+  // The camera's upload in a pass of its own that prefers the transfer queue: on a device with one, the
+  // update runs there and the view pass waits for it.
+  void declarePasses(FrameRecorder& recorder) override {
+    PassDesc uploads;  // no target
+    uploads.queue = QueueClass::Transfer;
+    uploadPass_ = recorder.resources().declarePass("cubes: uploads", uploads);
+  }
+
   void record(FrameRecorder& recorder) override {
     const float t = recorder.time();
     const uint32_t vp = view_.keyViewport;
@@ -59,7 +67,7 @@ class Cubes final : public Scene {
     camera.params[0] = t;
     auto& main = recorder.main();
     pass_ = recorder.viewPass(vp);
-    recordUniforms(main, vp, camera_, camera, pass_);
+    recordUniforms(main, vp, camera_, camera, uploadPass_);
 
     // View state, once: every cube shares the mesh and the camera.
     auto& uniform = main.add<cmd::BindUniformBuffer>(pass_, keys::viewSetup(vp));
@@ -120,7 +128,8 @@ class Cubes final : public Scene {
   PipelineHandle pipelines_[2];
   BufferHandle camera_;
   Mat4 view_matrix_;
-  PassId pass_;  // this frame's view pass
+  PassId pass_;        // this frame's view pass
+  PassId uploadPass_;  // this frame's uploads
 };
 
 }  // namespace
