@@ -303,34 +303,22 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
                        " does not support this usage on " + context_->info().name);
   }
 
-  auto info = vk::make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
-  info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = format;
-  info.extent = {d.width, d.height, 1};
-  info.mipLevels = mips;
-  info.arrayLayers = 1;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
-  info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = usage;
-  allocator_->setSharing(info);
-  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  VkImage image = VK_NULL_HANDLE;
-  if (VkResult r = fns_->t.vkCreateImage(fns_->device, &info, nullptr, &image); r != VK_SUCCESS) {
-    return reportError(what + ": " + vk::vkError("vkCreateImage", r).message);
-  }
   auto texture = std::make_unique<vk::Texture>();
-  texture->image = vk::OwnedImage(fns_, image);
   texture->desc = d;
   texture->mipLevels = mips;
   texture->format = format;
+  texture->usage = usage;
+  auto image = createImage(*texture);
+  if (!image) return reportError(what + ": " + image.error().message);
+  texture->image = std::move(*image);
   texture->aspect = vk::aspectOf(d.format);
   texture->handle = p.texture.value;
   if (d.usage & texture_usage::kSampled) {
     texture->reads = {kShaderStages, VK_ACCESS_2_SHADER_SAMPLED_READ_BIT,
                       VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL};
   }
-  texture->usage = usage;
-  auto memory = allocator_->allocateFor(image, MemoryDomain::Device);  // sub-allocated or dedicated, bound
+  auto memory = allocator_->allocateFor(texture->image.get(),
+                                        MemoryDomain::Device);  // sub-allocated or dedicated, bound
   if (!memory) return reportError(what + ": " + memory.error().message);
   texture->memory = std::move(*memory);
   if (auto views = makeTextureViews(*texture); !views)
@@ -350,8 +338,28 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
     filled = clearTexture(*texture);
   }
   if (!filled) return reportError(what + ": " + filled.error().message);
-  nameObject(VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(image), "texture", p.texture.index());
+  nameObject(VK_OBJECT_TYPE_IMAGE, reinterpret_cast<uint64_t>(texture->image.get()), "texture",
+             p.texture.index());
   textures_.insert(p.texture, std::move(texture));
+}
+
+Result<vk::OwnedImage> VulkanDeviceImpl::createImage(const vk::Texture& texture) {
+  auto info = vk::make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = texture.format;
+  info.extent = {texture.desc.width, texture.desc.height, 1};
+  info.mipLevels = texture.mipLevels;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = texture.usage;
+  allocator_->setSharing(info);
+  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
+  VkImage image = VK_NULL_HANDLE;
+  if (VkResult r = fns_->t.vkCreateImage(fns_->device, &info, nullptr, &image); r != VK_SUCCESS) {
+    return vk::vkError("vkCreateImage", r);
+  }
+  return vk::OwnedImage(fns_, image);
 }
 
 Result<void> VulkanDeviceImpl::makeTextureViews(vk::Texture& texture) {

@@ -22,22 +22,10 @@
 namespace reel {
 
 Result<void> VulkanDeviceImpl::rebindTexture(vk::Texture& texture, std::shared_ptr<vk::AliasMemory> shared) {
-  auto info = vk::make<VkImageCreateInfo>(VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO);
-  info.imageType = VK_IMAGE_TYPE_2D;
-  info.format = texture.format;
-  info.extent = {texture.desc.width, texture.desc.height, 1};
-  info.mipLevels = texture.mipLevels;
-  info.arrayLayers = 1;
-  info.samples = VK_SAMPLE_COUNT_1_BIT;
-  info.tiling = VK_IMAGE_TILING_OPTIMAL;
-  info.usage = texture.usage;
-  allocator_->setSharing(info);
-  info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
-  VkImage image = VK_NULL_HANDLE;
-  if (VkResult r = fns_->t.vkCreateImage(fns_->device, &info, nullptr, &image); r != VK_SUCCESS) {
-    return vk::vkError("vkCreateImage", r);
-  }
-  vk::OwnedImage owned(fns_, image);
+  auto created = createImage(texture);
+  if (!created) return created.error();
+  vk::OwnedImage owned = std::move(*created);
+  const VkImage image = owned.get();
   vk::Allocation own;
   if (shared) {
     if (VkResult r =

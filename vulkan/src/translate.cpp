@@ -126,12 +126,14 @@ void VulkanDeviceImpl::suspendDebugLabels(Recorder& r) {
 
 void VulkanDeviceImpl::resumeDebugLabels(Recorder& r) {
   if (r.cmd == VK_NULL_HANDLE) return;
-  for (const Recorder::Label& label : r.labels) {
-    auto info = vk::make<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
-    info.pLabelName = label.name.c_str();
-    std::memcpy(info.color, label.color, sizeof info.color);
-    vkCmdBeginDebugUtilsLabelEXT(r.cmd, &info);
-  }
+  for (const DebugLabel& label : r.labels) beginDebugLabel(r.cmd, label);
+}
+
+void VulkanDeviceImpl::beginDebugLabel(VkCommandBuffer cmd, const DebugLabel& label) {
+  auto info = vk::make<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
+  info.pLabelName = label.name.c_str();
+  std::memcpy(info.color, label.color, sizeof info.color);
+  vkCmdBeginDebugUtilsLabelEXT(cmd, &info);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1014,13 +1016,10 @@ void VulkanDeviceImpl::execute(const cmd::BlitTexture& p, const PacketContext& c
 void VulkanDeviceImpl::execute(const cmd::DebugMarkerBegin& p, const PacketContext& c) {
   Recorder& r = rec();
   if (!beginSorted(r) || !context_->debugUtils()) return;
-  Recorder::Label& label = r.labels.emplace_back();
+  DebugLabel& label = r.labels.emplace_back();
   label.name.assign(reinterpret_cast<const char*>(c.aux.data()), c.aux.size());
   std::memcpy(label.color, p.color, sizeof label.color);
-  auto info = vk::make<VkDebugUtilsLabelEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT);
-  info.pLabelName = label.name.c_str();
-  std::memcpy(info.color, label.color, sizeof info.color);
-  vkCmdBeginDebugUtilsLabelEXT(r.cmd, &info);
+  beginDebugLabel(r.cmd, label);
 }
 
 void VulkanDeviceImpl::execute(const cmd::DebugMarkerEnd&, const PacketContext& c) {

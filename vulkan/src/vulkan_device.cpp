@@ -307,17 +307,21 @@ void VulkanDeviceImpl::onQueue(Recorder& r, vk::QueueKind kind) {
   ++r.writeEpoch;  // bound resources are settled again, on this queue
 }
 
-Result<void> VulkanDeviceImpl::waitSerial(uint64_t serial) {
-  if (serial <= completedSerial_) return {};
-  VkSemaphore semaphore = timeline_.get();
+Result<void> VulkanDeviceImpl::waitTimeline(VkSemaphore semaphore, uint64_t value) {
   auto info = vk::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
   info.semaphoreCount = 1;
   info.pSemaphores = &semaphore;
-  info.pValues = &serial;
+  info.pValues = &value;
   if (VkResult r = fns_->t.vkWaitSemaphores(fns_->device, &info, UINT64_MAX); r != VK_SUCCESS) {
     if (vk::isDeviceLost(r)) reportLost("vkWaitSemaphores");
     return vk::vkError("vkWaitSemaphores", r);
   }
+  return {};
+}
+
+Result<void> VulkanDeviceImpl::waitSerial(uint64_t serial) {
+  if (serial <= completedSerial_) return {};
+  if (auto r = waitTimeline(timeline_.get(), serial); !r) return r;
   completedSerial_ = serial;
   return {};
 }
@@ -451,13 +455,8 @@ void VulkanDeviceImpl::waitIdle() {
     // there.
     for (const OtherQueue& q : queues_) {
       if (q.lastSerial == 0 || lost_) continue;
-      VkSemaphore semaphore = q.timeline.get();
-      auto info = vk::make<VkSemaphoreWaitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO);
-      info.semaphoreCount = 1;
-      info.pSemaphores = &semaphore;
-      info.pValues = &q.lastSerial;
-      if (VkResult r = fns_->t.vkWaitSemaphores(fns_->device, &info, UINT64_MAX); r != VK_SUCCESS) {
-        handleVkFailure("vkWaitSemaphores", r);
+      if (auto r = waitTimeline(q.timeline.get(), q.lastSerial); !r && !lost_) {
+        reportError("waitIdle: " + r.error().message);
       }
     }
   }

@@ -118,6 +118,10 @@ class VulkanDeviceImpl final : public VulkanDevice {
 
  private:
   struct Recorder;  // one thread's translation state (below)
+  struct DebugLabel {
+    std::string name;
+    float color[4];
+  };
   explicit VulkanDeviceImpl(const VulkanDeviceOptions& options);
   Result<void> init();
   static void onValidationMessage(void* self, std::string message);
@@ -139,6 +143,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // The semaphore waits a segment of `kind` needs (queues.h), appended to `waits`; forgets them.
   void takeWaits(vk::QueueKind kind, std::vector<VkSemaphoreSubmitInfo>& waits);
   Result<void> waitSerial(uint64_t serial);
+  // Blocks until `semaphore` (a timeline) reaches `value`; reports a lost device.
+  Result<void> waitTimeline(VkSemaphore semaphore, uint64_t value);
   // Submits what the frame recorded so far and waits for it, then opens a new command buffer (a
   // synchronous readback in the middle of a frame).
   Result<void> flushMidFrame();
@@ -191,6 +197,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // Ends them in r.cmd, then begins them again in the next command buffer.
   void suspendDebugLabels(Recorder& r);
   void resumeDebugLabels(Recorder& r);
+  void beginDebugLabel(VkCommandBuffer cmd, const DebugLabel& label);
   // The render thread's recorder (resources.cpp, readback.cpp, vulkan_device.cpp).
   void suspendRendering() {
     suspendRendering(main_);
@@ -225,7 +232,10 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // A new image for `texture`, bound to `shared` (null: memory of its own), with its views; the old ones
   // go to the frame's garbage. The contents are undefined.
   Result<void> rebindTexture(vk::Texture& texture, std::shared_ptr<vk::AliasMemory> shared);
-  Result<void> makeTextureViews(vk::Texture& texture);  // resources.cpp
+  // resources.cpp: the image of a texture as its record describes it (format, size, mips, usage), unbound;
+  // its views once it is bound.
+  Result<vk::OwnedImage> createImage(const vk::Texture& texture);
+  Result<void> makeTextureViews(vk::Texture& texture);
   std::vector<uint32_t> aliased_;  // handle values of the textures bound to shared memory
 
   // ---- presentation (vulkan_device.cpp) ----
@@ -353,11 +363,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
     bool formatChecked = false;        // the bound graphics pipeline's formats match the open pass
     // Open DebugMarkerBegin labels, outermost first: a frame that moves to another command buffer (a
     // queue's segment, a mid-frame flush) ends them in the old one and begins them again in the new one.
-    struct Label {
-      std::string name;
-      float color[4];
-    };
-    std::vector<Label> labels;
+    std::vector<DebugLabel> labels;
     VulkanDeviceStats* stats = nullptr;
     // Jobs only.
     bool job = false;
