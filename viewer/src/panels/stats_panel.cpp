@@ -94,6 +94,23 @@ int StatsPanel::tabFlags(const ViewerState& state, const char* name) const {
   return !tabApplied_ && state.options().statsTab == name ? ImGuiTabItemFlags_SetSelected : 0;
 }
 
+namespace {
+// The pass columns the sync diagram and the aliasing map share, so that a pass sits at the same x in
+// both: a label column wide enough for any queue's name, then one column per pass.
+struct PassColumns {
+  float left = 0, column = 0;
+  static constexpr float kGap = 6.0f;
+  PassColumns(float originX, float width, size_t passes) {
+    const float label = ImGui::CalcTextSize("async_compute").x + 8.0f;
+    left = originX + label;
+    column = std::max(16.0f, (width - label) / static_cast<float>(passes) - kGap);
+  }
+  float begin(size_t pass) const { return left + static_cast<float>(pass) * (column + kGap); }
+  float end(size_t pass) const { return begin(pass) + column; }
+  float centre(size_t pass) const { return begin(pass) + column * 0.5f; }
+};
+}  // namespace
+
 // The passes on the queues they run on (passQueue: on a device with a compute and a transfer queue; one
 // lane per queue the frame uses), in the order they run, with an arrow from each pass to every later one
 // that depends on it (the render graph: reads after writes, writes after reads or writes): below the
@@ -110,11 +127,10 @@ void StatsPanel::drawSyncDiagram(const std::vector<PassRow>& passes) {
   int lanes = 0;
   for (size_t q = 0; q < 3; ++q) laneOf[q] = used[q] ? lanes++ : -1;
 
-  const float laneHeight = 26.0f, laneGap = 10.0f, gap = 6.0f, arcs = 34.0f;
+  const float laneHeight = 26.0f, laneGap = 10.0f, arcs = 34.0f;
   const float width = ImGui::GetContentRegionAvail().x;
-  const float labelWidth = ImGui::CalcTextSize("async_compute").x + 8.0f;
-  const float box = std::max(16.0f, (width - labelWidth) / static_cast<float>(passes.size()) - gap);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const PassColumns columns(origin.x, width, passes.size());
   ImGui::Dummy(ImVec2(width, static_cast<float>(lanes) * (laneHeight + laneGap) + arcs));
   ImDrawList* draw = ImGui::GetWindowDrawList();
   auto laneTop = [&](size_t p) {
@@ -125,20 +141,18 @@ void StatsPanel::drawSyncDiagram(const std::vector<PassRow>& passes) {
     const float y = origin.y + static_cast<float>(laneOf[q]) * (laneHeight + laneGap);
     draw->AddText(ImVec2(origin.x, y + 5.0f), IM_COL32(170, 170, 170, 255), queueNames[q]);
   }
-  const float left = origin.x + labelWidth;
-  auto centre = [&](size_t p) { return left + static_cast<float>(p) * (box + gap) + box * 0.5f; };
   long long arrows = 0, semaphores = 0;
   for (size_t p = 0; p < passes.size(); ++p) {
-    const float x0 = left + static_cast<float>(p) * (box + gap), top = laneTop(p);
+    const float x0 = columns.begin(p), x1 = columns.end(p), top = laneTop(p);
     const ImU32 fill =
         passes[p].desc.target.isNull() ? IM_COL32(70, 110, 70, 255) : IM_COL32(60, 90, 140, 255);
-    draw->AddRectFilled(ImVec2(x0, top), ImVec2(x0 + box, top + laneHeight), fill, 3.0f);
+    draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, top + laneHeight), fill, 3.0f);
     const std::string number = std::to_string(p);
     draw->AddText(ImVec2(x0 + 4.0f, top + 5.0f), IM_COL32(235, 235, 235, 255), number.c_str());
-    if (ImGui::IsMouseHoveringRect(ImVec2(x0, top), ImVec2(x0 + box, top + laneHeight)))
+    if (ImGui::IsMouseHoveringRect(ImVec2(x0, top), ImVec2(x1, top + laneHeight)))
       ImGui::SetTooltip("%zu: %s", p, passes[p].name.c_str());
     for (const uint32_t before : passes[p].graph.dependsOn) {
-      const float a = centre(before), b = centre(p);
+      const float a = columns.centre(before), b = columns.centre(p);
       if (queueOf[before] == queueOf[p]) {
         const float y = top + laneHeight;
         const float depth = std::min(arcs - 4.0f, 8.0f + 3.0f * static_cast<float>(p - before));
@@ -252,11 +266,10 @@ void StatsPanel::drawTransients(ViewerState& state) {
   for (size_t t = 0; t < map->textures.size(); ++t) {
     if (map->textures[t].group < 0) rows.push_back({t});
   }
-  const float rowHeight = 20.0f, gap = 6.0f;
+  const float rowHeight = 20.0f;
   const float width = ImGui::GetContentRegionAvail().x;
-  const float labelWidth = ImGui::CalcTextSize("async_compute").x + 8.0f;
-  const float column = std::max(16.0f, (width - labelWidth) / static_cast<float>(passes->size()) - gap);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const PassColumns columns(origin.x, width, passes->size());
   ImGui::Dummy(ImVec2(width, static_cast<float>(rows.size()) * (rowHeight + 4.0f)));
   ImDrawList* draw = ImGui::GetWindowDrawList();
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -266,8 +279,7 @@ void StatsPanel::drawTransients(ViewerState& state) {
     draw->AddText(ImVec2(origin.x, top + 3.0f), IM_COL32(170, 170, 170, 255), label.c_str());
     for (const size_t t : rows[r]) {
       const TransientRow& row = map->textures[t];
-      const float x0 = origin.x + labelWidth + static_cast<float>(row.life.first) * (column + gap);
-      const float x1 = origin.x + labelWidth + static_cast<float>(row.life.last + 1) * (column + gap) - gap;
+      const float x0 = columns.begin(row.life.first), x1 = columns.end(row.life.last);
       const ImU32 fill = shared ? IM_COL32(150, 100, 60, 255) : IM_COL32(90, 90, 90, 255);
       draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, top + rowHeight), fill, 3.0f);
       const std::string name = formatHandle(TextureHandle{row.life.texture});
