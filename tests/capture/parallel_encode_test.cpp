@@ -128,16 +128,22 @@ void expectEveryFrameInOrderAsWitnessed(const std::string& path,
 }
 
 // A small frame's encoder finishes before the big frame's before it (framesEncodedEarly counts it), yet
-// the file has every frame in frame order, each read back as the renderer saw it.
+// the file has every frame in frame order, each read back as the renderer saw it. Whether a small frame
+// overtakes depends on the scheduler (on a loaded machine the big frame's encoder may finish before the
+// small frame is even recorded), so the capture runs again until one did, checking the order every time.
 TEST(ParallelEncode, FramesReachTheFileInFrameOrderWhateverOrderTheyAreEncodedIn) {
   TempDir dir;
-  CaptureOptions o = options(dir.path("order.reel"));
-  o.encodeThreads = 4;
-  const Captured captured = captureAlternating(o, 40, 3000, 1);
-  EXPECT_GT(captured.stats.framesEncodedEarly, 0u)
-      << "no frame finished encoding before the frame before it: the test did not test the order";
-  EXPECT_EQ(captured.stats.framesWritten, 40u);
-  expectEveryFrameInOrderAsWitnessed(o.path, captured.frames);
+  uint64_t encodedEarly = 0;
+  for (int attempt = 0; attempt < 5 && encodedEarly == 0; ++attempt) {
+    CaptureOptions o = options(dir.path("order" + std::to_string(attempt) + ".reel"));
+    o.encodeThreads = 4;
+    const Captured captured = captureAlternating(o, 40, 3000, 1);
+    EXPECT_EQ(captured.stats.framesWritten, 40u);
+    expectEveryFrameInOrderAsWitnessed(o.path, captured.frames);
+    encodedEarly = captured.stats.framesEncodedEarly;
+  }
+  EXPECT_GT(encodedEarly, 0u)
+      << "in five captures no frame finished encoding before the frame before it: the order went untested";
 }
 
 // The frame messages several threads build are byte for byte those one thread builds (the same
