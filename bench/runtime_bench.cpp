@@ -323,7 +323,7 @@ class TouchDevice final : public Device {
     return fail("touch device");
   }
 
-#define REEL_COMMAND(Name, Semantics, ...)                                           \
+#define REEL_COMMAND(Name, Semantics, ...)                                       \
   void execute(const cmd::Name& packet, const PacketContext& context) override { \
     touch(packet, context);                                                      \
   }
@@ -381,7 +381,7 @@ uint32_t mix(uint32_t x) {  // an integer hash (murmur3's finalizer): random-loo
 // to front; each draw a shared BindPipeline reference, BindTexture, PushConstants with 48 bytes of aux
 // data and a Draw. Sorted order is therefore nowhere near recording order.
 void recordStress(CommandBucket<DrawKey>& bucket, uint32_t begin, uint32_t end, uint32_t frame,
-                  const PipelineHandle (&pipelines)[4]) {
+                  const PipelineHandle (&pipelines)[4], PassId pass = {}) {
   constexpr Translucency kGroup[4] = {Translucency::Opaque, Translucency::Normal, Translucency::Additive,
                                       Translucency::Normal};
   cmd::BindPipeline* headers[4];
@@ -395,7 +395,7 @@ void recordStress(CommandBucket<DrawKey>& bucket, uint32_t begin, uint32_t end, 
     const float depth = 0.05f + 0.9f * float(mix(i ^ (frame << 20) ^ 0x9e3779b9u) >> 8) / float(1u << 24);
     const DrawKey key =
         DrawKey::draw(0, 1, kGroup[pipeline], {material + 1, 0}, DrawKey::quantizeDepth(depth));
-    PacketHeader& ref = bucket.addShared(key, *headers[pipeline]);
+    PacketHeader& ref = bucket.addShared(pass, key, *headers[pipeline]);
     auto& texture = bucket.append<cmd::BindTexture>(ref);
     texture.texture = TextureHandle{material % 8 + 1};
     texture.sampler = SamplerHandle{1};
@@ -514,6 +514,94 @@ BENCHMARK(BM_TranslateStress)
     ->Args({100'000, 1})
     ->Args({10'000, 0})
     ->ArgNames({"keys", "merge"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// ---- The sweep of a wide frame, with and without the frame's render graph (issue 16) ----
+
+// A device that takes translation jobs and does nothing with their packets: what is timed is the
+// renderer's sweep, not translation.
+class WideNullDevice final : public Device {
+ public:
+  const char* name() const override { return "wide null"; }
+  DeviceInfo info() const override { return {"wide null", "reel bench", "0", "null"}; }
+  void beginFrame(uint64_t) override {}
+  void endFrame(uint64_t) override {}
+  void waitIdle() override {}
+  Result<std::vector<std::byte>> readBuffer(BufferHandle) override { return fail("wide null device"); }
+  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override {
+    return fail("wide null device");
+  }
+  uint32_t jobCapacity() const override { return kMaxRenderWorkers; }
+#define REEL_COMMAND(Name, Semantics, ...) \
+  void execute(const cmd::Name&, const PacketContext&) override {}
+#include "reel/runtime/commands.inc"
+#undef REEL_COMMAND
+};
+
+class SweepTimes final : public FrameObserver {
+ public:
+  void onFrame(const FrameView&) override {}
+  void onFrameEnd(const FrameTiming& timing) override {
+    sweepSeconds = std::chrono::duration<double>(timing.wallOf(FramePhase::Sweep)).count();
+    jobs = timing.jobs;
+  }
+  double sweepSeconds = 0;
+  uint32_t jobs = 0;
+};
+
+// The wall time of the sweep (FramePhase::Sweep: the segments on the workers, combined on the render
+// thread) of a stress-like frame (100k keys x 4 packets) on `workers` render threads, its keys in one
+// declared pass (graph 1: the segments also build the frame's graph, and the render thread merges it and
+// hands the device its prologues and transient lives) or in none (graph 0: no graph). Iteration time
+// (manual) is the sweep's wall time.
+void BM_SweepStress(benchmark::State& state) {
+  const auto keys = static_cast<uint32_t>(state.range(0));
+  const bool graph = state.range(1) != 0;
+  const auto workers = static_cast<uint32_t>(state.range(2));
+  WideNullDevice device;
+  SweepTimes times;
+  Renderer renderer(device, {.framesInFlight = 1, .workers = workers});
+  const ObserverRegistration timing = renderer.addObserver(times);
+  PipelineHandle pipelines[4];
+  RenderTargetHandle target;
+  {
+    ResourceContext& r = renderer.resources();
+    const std::byte code[4] = {};
+    PipelineDesc desc{};
+    desc.vertexShader = r.createShader({.stage = ShaderStage::Vertex}, code);
+    desc.pushConstantBytes = 48;
+    for (PipelineHandle& p : pipelines) p = r.createPipeline(desc);
+    const TextureHandle color =
+        r.createTexture({256, 256, 1, Format::RGBA8Unorm, texture_usage::kColorTarget});
+    RenderTargetDesc rt{};
+    rt.colorCount = 1;
+    rt.colors[0] = color;
+    target = r.createRenderTarget(rt);
+  }
+  CommandBucket<DrawKey>& bucket = renderer.createBucket<DrawKey>("stress");
+  uint32_t frame = 0;
+  auto frameOnce = [&] {
+    PassId pass;
+    if (graph) {
+      PassDesc desc;
+      desc.target = target;
+      pass = renderer.resources().declarePass("stress", desc);
+    }
+    recordStress(bucket, 0, keys, frame++, pipelines, pass);
+    renderer.kick();
+    renderer.flushAndWait();
+  };
+  for (int i = 0; i < 3; ++i) frameOnce();
+  for (auto _ : state) {
+    frameOnce();
+    state.SetIterationTime(times.sweepSeconds);
+  }
+  state.counters["jobs"] = times.jobs;
+}
+BENCHMARK(BM_SweepStress)
+    ->ArgsProduct({{100'000}, {0, 1}, {2, 16}})
+    ->ArgNames({"keys", "graph", "workers"})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

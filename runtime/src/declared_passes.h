@@ -43,6 +43,8 @@ class DeclaredPasses {
   // declared passes, outside any).
   size_t locate(std::span<const SortEntry> sorted, const SortPrefixes& prefixes);
   size_t start(size_t pass) const { return starts_[pass]; }
+  // start() of every pass, then where the keys that name none begin.
+  std::span<const size_t> starts() const { return starts_; }
 
   // What the pass reads and does not write, handed to Device::prepareReads before it begins (empty: none).
   void setPrologue(size_t pass, std::vector<GraphResource> reads) { prologues_[pass] = std::move(reads); }

@@ -30,6 +30,42 @@ bool isMemory(ResourceKind kind) {
   return kind == ResourceKind::Buffer || kind == ResourceKind::Texture;
 }
 
+// What the graph needs of each command, found once from commands.inc: every packet of a wide frame goes
+// through addPacket in the sweep, so that a draw costs one look-up.
+struct MemoryField {
+  uint32_t offset;
+  ResourceKind kind;
+  bool source;  // a transfer's `source`: read, where the other handles are written
+};
+struct CommandRole {
+  CommandCategory category;
+  bool shaderWritable;
+  bool graphicsOnly;                // Vulkan runs draws, passes and blits on graphics queues only
+  std::vector<MemoryField> fields;  // a bind's or a transfer's single buffer or texture handles
+};
+const CommandRole& roleOf(CommandType type) {
+  static const std::vector<CommandRole> table = [] {
+    std::vector<CommandRole> roles;
+    for (const CommandInfo& info : commandTable()) {
+      const CommandSemantics& s = info.semantics;
+      CommandRole& role = roles.emplace_back();
+      role.category = s.category;
+      role.shaderWritable = s.shaderWritable;
+      role.graphicsOnly = s.category == CommandCategory::Draw || s.category == CommandCategory::BeginPass ||
+                          info.type == CommandType::BlitTexture;
+      // Binds read (and may write) what they bind, transfers read their source and write the rest.
+      if (s.category != CommandCategory::SetState && s.category != CommandCategory::Transfer) continue;
+      for (const FieldInfo& f : info.fields) {
+        if (f.type != FieldType::Handle || f.count != 1 || !isMemory(f.handleKind)) continue;
+        role.fields.push_back(
+            {static_cast<uint32_t>(f.offset), f.handleKind, std::string_view(f.name) == "source"});
+      }
+    }
+    return roles;
+  }();
+  return table[static_cast<size_t>(type)];
+}
+
 }  // namespace
 
 FrameGraphBuilder::FrameGraphBuilder(std::span<const PassDesc> passes, TargetLookup targetOf)
@@ -56,41 +92,99 @@ void FrameGraphBuilder::addTarget(GraphPass& pass, RenderTargetHandle target, Lo
 }
 
 void FrameGraphBuilder::add(uint32_t pass, CommandType type, std::span<const std::byte> payload) {
+  if (type >= CommandType::Count || payload.size() != commandInfo(type).size) return;
+  addPacket(pass, type, payload.data());
+}
+
+void FrameGraphBuilder::addUnique(uint32_t pass, bool write, GraphResource r) {
+  // A pass binds few resources many times (draws of a few materials): a small table of what was added
+  // lately skips most repeats at the cost of a look-up; compact() and finish() remove the others.
+  const uint64_t packed = (uint64_t{pass} << 40 | uint64_t{static_cast<uint8_t>(r.kind)} << 33 |
+                           uint64_t{write} << 32 | r.handle) +
+                          1;  // 0: an empty entry
+  uint64_t& seen = seen_[(packed * 0x9E3779B97F4A7C15ull) >> (64 - kSeenBits)];
+  if (seen == packed) return;
+  seen = packed;
+  GraphPass& p = passes_[pass];
+  (write ? p.writes : p.reads).push_back(r);
+}
+
+void FrameGraphBuilder::addPacket(uint32_t pass, CommandType type, const std::byte* payload) {
   if (pass >= passes_.size() || type >= CommandType::Count) return;
-  const CommandInfo& info = commandInfo(type);
-  if (payload.size() != info.size) return;
+  const CommandRole& role = roleOf(type);
   GraphPass& p = passes_[pass];
   ++p.packets;
-  const CommandSemantics& s = info.semantics;
-  // Vulkan runs blits on graphics queues only; other transfers run on any queue.
-  const bool graphicsOnly = s.category == CommandCategory::Draw || s.category == CommandCategory::BeginPass ||
-                            type == CommandType::BlitTexture;
-  if (graphicsOnly) {
+  if (role.graphicsOnly) {
     p.needs = QueueClass::Graphics;
-  } else if (s.category == CommandCategory::Dispatch && p.needs == QueueClass::Transfer) {
+  } else if (role.category == CommandCategory::Dispatch && p.needs == QueueClass::Transfer) {
     p.needs = QueueClass::AsyncCompute;
   }
-  if (s.category == CommandCategory::BeginPass) {
+  if (role.category == CommandCategory::BeginPass) {
     cmd::BeginRenderPass begin;
     if (type == CommandType::BeginRenderPass) {
-      std::memcpy(&begin, payload.data(), sizeof begin);
-      addTarget(p, begin.target, begin.colorLoad, begin.depthLoad);
+      std::memcpy(&begin, payload, sizeof begin);
+      if (targetOf_) {
+        addTarget(p, begin.target, begin.colorLoad, begin.depthLoad);
+      } else {
+        pending_.push_back({pass, begin.target, begin.colorLoad, begin.depthLoad});
+      }
     }
     return;
   }
-  if (s.category != CommandCategory::SetState && s.category != CommandCategory::Transfer) return;
-  for (const FieldInfo& f : info.fields) {
-    if (f.type != FieldType::Handle || f.count != 1 || !isMemory(f.handleKind)) continue;
+  const bool state = role.category == CommandCategory::SetState;
+  for (const MemoryField& f : role.fields) {
     uint32_t handle;
-    std::memcpy(&handle, payload.data() + f.offset, sizeof handle);
+    std::memcpy(&handle, payload + f.offset, sizeof handle);
     if (handle == 0) continue;
-    const GraphResource r{f.handleKind, handle};
-    const bool source = std::string_view(f.name) == "source";
-    const bool reads = s.category == CommandCategory::SetState || source;
-    const bool writes =
-        s.category == CommandCategory::SetState ? s.shaderWritable && !graphics_[pass] : !source;
-    if (reads) p.reads.push_back(r);
-    if (writes) p.writes.push_back(r);
+    const GraphResource r{f.kind, handle};
+    const bool reads = state || f.source;
+    const bool writes = state ? role.shaderWritable && !graphics_[pass] : !f.source;
+    if (reads) addUnique(pass, false, r);
+    if (writes) addUnique(pass, true, r);
+  }
+}
+
+bool FrameGraphBuilder::isPlain(CommandType type, QueueClass& needs) {
+  if (type >= CommandType::Count) return false;
+  const CommandRole& role = roleOf(type);
+  needs = role.graphicsOnly                            ? QueueClass::Graphics
+          : role.category == CommandCategory::Dispatch ? QueueClass::AsyncCompute
+                                                       : QueueClass::Transfer;
+  return role.fields.empty() && role.category != CommandCategory::BeginPass;
+}
+
+void FrameGraphBuilder::addPlain(uint32_t pass, uint64_t packets, QueueClass needs) {
+  if (pass >= passes_.size()) return;
+  GraphPass& p = passes_[pass];
+  p.packets += packets;
+  // Graphics < AsyncCompute < Transfer: the lower needs more of a queue.
+  p.needs = std::min(p.needs, needs);
+}
+
+void FrameGraphBuilder::compact() {
+  for (GraphPass& p : passes_) {
+    sortUnique(p.reads);
+    sortUnique(p.writes);
+  }
+}
+
+void FrameGraphBuilder::merge(const FrameGraphBuilder& part) {
+  for (size_t i = 0; i < std::min(passes_.size(), part.passes_.size()); ++i) {
+    GraphPass& p = passes_[i];
+    const GraphPass& q = part.passes_[i];
+    p.reads.insert(p.reads.end(), q.reads.begin(), q.reads.end());
+    p.writes.insert(p.writes.end(), q.writes.begin(), q.writes.end());
+    p.packets += q.packets;
+    // Graphics < AsyncCompute < Transfer: the lower needs more of a queue.
+    p.needs = std::min(p.needs, q.needs);
+  }
+  for (const PendingTarget& t : part.pending_) {
+    if (t.pass >= passes_.size()) continue;
+    if (targetOf_) {
+      addTarget(passes_[t.pass], t.target, t.colorLoad, t.depthLoad);
+    } else {
+      pending_.push_back(t);
+    }
   }
 }
 
@@ -104,10 +198,7 @@ QueueClass passQueue(const PassDesc& desc, const GraphPass& pass) {
 
 FrameGraph FrameGraphBuilder::finish() {
   FrameGraph graph;
-  for (GraphPass& p : passes_) {
-    sortUnique(p.reads);
-    sortUnique(p.writes);
-  }
+  compact();
   for (size_t b = 0; b < passes_.size(); ++b) {
     for (size_t a = 0; a < b; ++a) {
       const GraphPass &A = passes_[a], &B = passes_[b];

@@ -458,15 +458,19 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   uint64_t translated;
   DrawCounts draws;
   passes_->setQueues(jobs == 1);
-  // Transient textures share memory only in frames whose graph is built (preparePassReads says so).
-  const bool graph = jobs == 1 && passes_->count() != 0 && view.sorted.size() <= kPassReadsMaxKeys;
+  // Transient textures share memory only in frames whose graph is built (applyGraph says so).
+  const bool graph = passes_->count() != 0 && (jobs > 1 || view.sorted.size() <= kPassReadsMaxKeys);
   if (!graph) device_.planTransients({}, false);
   if (jobs > 1) {
-    translated = translateWide(view, jobs, clock, wide, merge, draws);
+    translated = translateWide(view, jobs, clock, wide, merge, draws, graph);
   } else {
     clock.enter(FramePhase::Translate);
     const auto start = std::chrono::steady_clock::now();
-    if (graph) preparePassReads(view);
+    if (graph) {
+      FrameGraphBuilder builder = graphBuilder();
+      walkGraph(view, builder);
+      applyGraph(builder.finish(), false);
+    }
     translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets,
                            merge ? &mergeCursors_[0] : nullptr, draws);
     // A frame stopped inside a pass that preferred another queue: the rest of the frame is the graphics
@@ -513,25 +517,32 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   return translated;
 }
 
-void Renderer::preparePassReads(const FrameView& view) {
-  // The declared passes, then the keys that name none as one more pass: transient textures they touch
-  // live up to the frame's end.
-  std::vector<PassDesc> descs(passes_->descs().begin(), passes_->descs().end());
-  const size_t declared = descs.size();
-  descs.emplace_back();
-  FrameGraphBuilder builder(descs, [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
-    const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
-    cmd::CreateRenderTarget create;
-    if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
-    std::memcpy(&create, entry->payload.data(), sizeof create);
-    return create.desc;
-  });
+FrameGraphBuilder Renderer::graphBuilder() {
+  graphPasses_.assign(passes_->descs().begin(), passes_->descs().end());
+  graphPasses_.emplace_back();
+  return FrameGraphBuilder(
+      graphPasses_, [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
+        const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
+        cmd::CreateRenderTarget create;
+        if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
+        std::memcpy(&create, entry->payload.data(), sizeof create);
+        return create.desc;
+      });
+}
+
+void Renderer::walkGraph(const FrameView& view, FrameGraphBuilder& builder) const {
+  const auto outside = static_cast<uint32_t>(passes_->count());
   for (const SortEntry& entry : view.sorted) {
-    const uint32_t pass = std::min<uint32_t>(view.passOf(entry.sequence), static_cast<uint32_t>(declared));
+    const uint32_t pass = std::min<uint32_t>(view.passOf(entry.sequence), outside);
     FrameView::forEachInChain(*view.buckets[view.mergedBuckets[entry.sequence]].stream, entry.value,
                               [&](const PacketView& p) { builder.add(pass, p.type, p.payload); });
   }
-  FrameGraph graph = builder.finish();
+}
+
+void Renderer::applyGraph(const FrameGraph& graph, bool wide) {
+  // graph.passes holds the declared passes and, last, the keys that name none: transient textures they
+  // touch live up to the frame's end.
+  const size_t declared = passes_->count();
   for (size_t p = 0; p < declared; ++p) {
     const GraphPass& g = graph.passes[p];
     std::vector<GraphResource> reads;
@@ -540,22 +551,33 @@ void Renderer::preparePassReads(const FrameView& view) {
     passes_->setPrologue(p, std::move(reads));
     passes_->setQueue(p, passQueue(passes_->descs()[p], g));
   }
-  const std::vector<TransientLife> lives = transientLives(descs, graph, [this](uint32_t texture) {
+  std::vector<TransientLife> lives = transientLives(graphPasses_, graph, [this](uint32_t texture) {
     const LiveResources::Entry* entry = live_.find(ResourceKind::Texture, texture);
     cmd::CreateTexture create;
     if (!entry || entry->payload.size() != sizeof create) return false;
     std::memcpy(&create, entry->payload.data(), sizeof create);
     return (create.desc.usage & texture_usage::kTransient) != 0;
   });
+  // A wide frame runs every pass on the graphics queue (Device::preferQueue).
+  if (wide) {
+    for (TransientLife& life : lives) life.graphicsOnly = true;
+  }
   device_.planTransients(lives, true);
 }
 
 uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing,
-                                 bool merge, DrawCounts& draws) {
+                                 bool merge, DrawCounts& draws, bool graph) {
   clock.enter(FramePhase::Sweep);
-  const std::span<const TranslationJob> plan = planner_->plan(view, jobs, pool_.get(), [this](uint32_t slot) {
-    return slot < computePipelines_.size() && computePipelines_[slot] != 0;
-  });
+  FrameGraphBuilder builder;
+  if (graph) builder = graphBuilder();
+  const std::span<const TranslationJob> plan = planner_->plan(
+      view, jobs, pool_.get(),
+      [this](uint32_t slot) { return slot < computePipelines_.size() && computePipelines_[slot] != 0; },
+      graph ? JobPlanner::GraphInput{graphPasses_, passes_->starts()} : JobPlanner::GraphInput{});
+  if (graph) {
+    planner_->mergeGraph(builder);
+    applyGraph(builder.finish(), true);
+  }
   device_.beginJobs(jobs);
   clock.enter(FramePhase::Translate);
   std::array<uint64_t, kMaxRenderWorkers> packets{};

@@ -40,6 +40,7 @@ int32_t fieldOffset(const CommandInfo& info, std::string_view name) {
 JobPlanner::JobPlanner() {
   for (const CommandInfo& info : commandTable()) {
     TypeInfo t{info.semantics.category, info.semantics.state};
+    t.graphPlain = FrameGraphBuilder::isPlain(info.type, t.graphNeeds);
     switch (t.scope) {
       case StateScope::PerSlot:
         t.field = fieldOffset(info, "slot");
@@ -62,7 +63,7 @@ JobPlanner::JobPlanner() {
 
 std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, uint32_t count,
                                                        WorkerPool* pool, IsComputeFn isCompute,
-                                                       const void* fn) {
+                                                       const void* fn, GraphInput graph) {
   const size_t keys = view.sorted.size();
   count = std::max<uint32_t>(1, count);
   jobs_.resize(count);
@@ -75,6 +76,11 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
     segments_[s].firstKey = keys * s / segmentCount;
     segments_[s].endKey = keys * (s + 1) / segmentCount;
   }
+  graphed_ = !graph.passes.empty() && graph.starts.size() == graph.passes.size();
+  if (graphed_) {
+    graphStarts_.assign(graph.starts.begin(), graph.starts.end());
+    for (Segment& segment : segments_) segment.graph = FrameGraphBuilder(graph.passes, nullptr);
+  }
   const uint32_t threads = pool ? std::min(count, pool->threads()) : 1;
   if (sweepers_.size() < threads) sweepers_.resize(threads);
   for (uint32_t t = 0; t < threads; ++t) {
@@ -83,7 +89,7 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
   }
   auto sweep = [&](uint32_t t) {
     for (size_t s = segmentCount * t / threads; s < segmentCount * (t + 1) / threads; ++s)
-      summarise(view, segments_[s], sweepers_[t], isCompute, fn);
+      summarise(view, segments_[s], sweepers_[t], isCompute, fn, graphed_);
   };
   if (pool) {
     pool->run(threads, sweep);
@@ -131,13 +137,34 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
   return jobs_;
 }
 
+void JobPlanner::mergeGraph(FrameGraphBuilder& builder) const {
+  if (!graphed_) return;
+  for (const Segment& segment : segments_) builder.merge(segment.graph);
+}
+
 void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& sweeper, IsComputeFn isCompute,
-                           const void* fn) const {
+                           const void* fn, bool graph) const {
   const size_t keys = view.sorted.size();
   segment.packets = 0;
   segment.scopes.clear();
   segment.markerPops = 0;
   segment.markerPushes.clear();
+  // The graph pass of the segment's keys: passes sort first, so it only ever moves on.
+  uint32_t pass = 0;
+  if (graph) {
+    pass = static_cast<uint32_t>(
+        std::max<ptrdiff_t>(std::upper_bound(graphStarts_.begin(), graphStarts_.end(), segment.firstKey) -
+                                graphStarts_.begin() - 1,
+                            0));
+  }
+  // Packets that only count for their pass (FrameGraphBuilder::addPlain), added when the pass changes.
+  uint32_t plain = 0;
+  QueueClass plainNeeds = QueueClass::Transfer;
+  auto addPlain = [&] {
+    if (plain != 0) segment.graph.addPlain(pass, plain, plainNeeds);
+    plain = 0;
+    plainNeeds = QueueClass::Transfer;
+  };
   auto set = [&](uint32_t scope, const Ref& ref) {
     sweeper.scopes[scope] = ref;
     if (!sweeper.touched[scope]) {
@@ -164,6 +191,10 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
     }
     const SortEntry& entry = view.sorted[key];
     const BucketStream& stream = *view.buckets[view.mergedBuckets[entry.sequence]].stream;
+    if (graph && pass + 1 < graphStarts_.size() && key >= graphStarts_[pass + 1]) {
+      addPlain();
+      while (pass + 1 < graphStarts_.size() && key >= graphStarts_[pass + 1]) ++pass;
+    }
     uint32_t link = 0;
     for (uint32_t offset = entry.value; offset != 0; ++link) {
       const PacketHeader& h = stream.header(offset);
@@ -172,6 +203,14 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
       const TypeInfo& t = types_[bh.type];
       const Ref ref{static_cast<uint32_t>(key), link, offset};
       ++segment.packets;
+      if (graph) {
+        if (t.graphPlain) {
+          ++plain;
+          plainNeeds = std::min(plainNeeds, t.graphNeeds);
+        } else {
+          segment.graph.addPacket(pass, static_cast<CommandType>(bh.type), stream.payload(body));
+        }
+      }
       switch (t.category) {
         case CommandCategory::SetState: {
           const std::byte* payload = stream.payload(body);
@@ -219,6 +258,10 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
       }
       offset = h.next;
     }
+  }
+  if (graph) {
+    addPlain();
+    segment.graph.compact();
   }
   for (const uint32_t scope : sweeper.touchedList) {
     segment.scopes.emplace_back(scope, sweeper.scopes[scope]);

@@ -44,6 +44,7 @@ class JobDevice final : public Device {
   }
   void beginJobs(uint32_t count) override {
     jobs.assign(count, {});
+    preparedInJobs.assign(count, {});
     replaying.assign(count, 0);
   }
   void startJobRange() override {
@@ -52,10 +53,24 @@ class JobDevice final : public Device {
 
   std::vector<Call> serial;             // packets translated outside jobs
   std::vector<std::vector<Call>> jobs;  // the last wide frame's, per job
-  // Each prepareReads, and how many serial packets came before it.
+  // Each prepareReads on the render thread, and how many serial packets came before it.
   std::vector<std::pair<size_t, std::vector<GraphResource>>> prepared;
+  // Each prepareReads in a job (but those of the state it replays), by job.
+  std::vector<std::vector<std::vector<GraphResource>>> preparedInJobs;
   void prepareReads(std::span<const GraphResource> reads) override {
-    prepared.emplace_back(serial.size(), std::vector<GraphResource>(reads.begin(), reads.end()));
+    const uint32_t job = currentJob();
+    if (job == kNoJob) {
+      prepared.emplace_back(serial.size(), std::vector<GraphResource>(reads.begin(), reads.end()));
+    } else if (!replaying[job]) {
+      preparedInJobs[job].emplace_back(reads.begin(), reads.end());  // the job's thread's own vector
+    }
+  }
+  // The last planTransients.
+  std::vector<TransientLife> lives;
+  bool livesKnown = false;
+  void planTransients(std::span<const TransientLife> given, bool known) override {
+    lives.assign(given.begin(), given.end());
+    livesKnown = known;
   }
   // Each preferQueue, how many serial packets came before it, and whether a job's thread called it.
   struct QueueCall {
@@ -583,6 +598,107 @@ TEST(DeclaredPasses, EachPassWithATargetPreparesWhatItReadsAndDoesNotWriteBefore
   ASSERT_LT(before, device.serial.size());
   EXPECT_EQ(device.serial[before].type, CommandType::BeginRenderPass) << "right before the pass begins";
   EXPECT_TRUE(device.takeErrors().empty());
+}
+
+// A wide frame's graph comes from the sweep's segments, a small frame's on one thread from a walk of its
+// own: on the same frame (random passes, binds, copies and transient textures, keys in random order, some
+// outside any pass) the device must be given the same prologue before each pass with a target and the
+// same transient lives. Passes and resources are many, so that a pass's reads differ from segment to
+// segment: a segment's part missing from the graph changes them.
+TEST(DeclaredPasses, AWideFrameGetsTheGraphOneThreadBuilds) {
+  struct Given {
+    std::vector<std::vector<GraphResource>> prologues;
+    std::vector<TransientLife> lives;
+    bool known = false;
+    size_t jobs = 0;
+  };
+  auto run = [](uint32_t workers) {
+    JobDevice device;
+    Renderer renderer(device, {.workers = workers});
+    ResourceContext& r = renderer.resources();
+    std::vector<TextureHandle> textures;
+    for (uint32_t t = 0; t < 48; ++t) {
+      const uint32_t transient = t % 2 ? texture_usage::kTransient : 0;
+      textures.push_back(r.createTexture(
+          {8, 8, 1, Format::RGBA8Unorm, texture_usage::kColorTarget | texture_usage::kSampled | transient}));
+    }
+    std::vector<BufferHandle> buffers;
+    for (uint32_t b = 0; b < 24; ++b)
+      buffers.push_back(r.createBuffer({64, buffer_usage::kStorage, MemoryDomain::Device}));
+    std::vector<RenderTargetHandle> targets;
+    for (uint32_t t = 0; t < 12; ++t) {
+      RenderTargetDesc desc{};
+      desc.colorCount = 1;
+      desc.colors[0] = textures[t * 2 + 1];
+      targets.push_back(r.createRenderTarget(desc));
+    }
+    renderer.kick();  // the resources exist before the frame that uses them
+    renderer.flushAndWait();
+
+    std::mt19937 rng(23);
+    std::vector<PassId> passes;
+    for (uint32_t p = 0; p < 40; ++p) {
+      PassDesc desc;
+      if (rng() % 3 != 0) desc.target = targets[rng() % targets.size()];
+      if (rng() % 4 == 0) desc.colorLoad = LoadOp::Load;
+      passes.push_back(r.declarePass("p", desc));
+    }
+    auto& bucket = renderer.createBucket<uint32_t>("b");
+    for (uint32_t k = 0; k < 2000; ++k) {
+      const uint32_t key = rng() % 100000;
+      const bool outside = rng() % 50 == 0;
+      const PassId pass = passes[rng() % passes.size()];
+      auto add = [&]<typename T>() -> T& { return outside ? bucket.add<T>(key) : bucket.add<T>(pass, key); };
+      switch (rng() % 5) {
+        case 0:
+          add.operator()<cmd::BindTexture>().texture = textures[rng() % textures.size()];
+          break;
+        case 1:
+          add.operator()<cmd::BindStorageBuffer>().buffer = buffers[rng() % buffers.size()];
+          break;
+        case 2: {
+          auto& copy = add.operator()<cmd::CopyBuffer>();
+          copy.source = buffers[rng() % buffers.size()];
+          copy.destination = buffers[rng() % buffers.size()];
+          break;
+        }
+        case 3:
+          add.operator()<cmd::Dispatch>().groupsX = 1;
+          break;
+        default:
+          add.operator()<cmd::Draw>().vertexCount = 3;
+          break;
+      }
+    }
+    renderer.kick();
+    renderer.flushAndWait();
+    Given given;
+    for (const auto& [at, reads] : device.prepared) given.prologues.push_back(reads);
+    for (const auto& job : device.preparedInJobs)
+      given.prologues.insert(given.prologues.end(), job.begin(), job.end());
+    given.lives = device.lives;
+    given.known = device.livesKnown;
+    given.jobs = device.jobs.size();
+    return given;
+  };
+  const Given serial = run(1);
+  const Given wide = run(4);
+  ASSERT_EQ(serial.jobs, 0u);
+  ASSERT_GT(wide.jobs, 4u) << "the frame went wide";
+  EXPECT_TRUE(serial.known);
+  EXPECT_TRUE(wide.known);
+  ASSERT_FALSE(serial.prologues.empty());
+  EXPECT_EQ(wide.prologues, serial.prologues);
+  ASSERT_FALSE(serial.lives.empty());
+  ASSERT_EQ(wide.lives.size(), serial.lives.size());
+  for (size_t i = 0; i < serial.lives.size(); ++i) {
+    const TransientLife &a = serial.lives[i], &b = wide.lives[i];
+    EXPECT_EQ(b.texture, a.texture) << i;
+    EXPECT_EQ(b.first, a.first) << i;
+    EXPECT_EQ(b.last, a.last) << i;
+    EXPECT_EQ(b.discardable, a.discardable) << i;
+    EXPECT_TRUE(b.graphicsOnly) << "a wide frame runs every pass on graphics";
+  }
 }
 
 }  // namespace

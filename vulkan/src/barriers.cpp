@@ -164,10 +164,7 @@ void BarrierBatch::use(Texture& texture, const Use& use, bool discard) {
     // Another texture used the memory since this one did, whatever for (a pass, an upload, a readback):
     // what this one held is gone, and the hand-over waits for everything before it on the queue.
     texture.alias->lastUser = texture.handle;
-    texture.sync = SyncState{};
-    texture.sync.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-    texture.sync.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
-    texture.sync.written = true;
+    texture.sync = handOverState();
     for (bool& valid : texture.queues.parkedValid) valid = false;
   }
   if (!segment_) return this->use(texture.sync, texture.image.get(), texture.aspect, use, discard);

@@ -52,6 +52,15 @@ bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& 
 inline bool handedOver(const Texture& texture) {
   return texture.alias && texture.alias->lastUser != texture.handle;
 }
+// The state a texture starts from when its memory is handed over to it: nothing it held is left, and
+// every stage and access before may have written the memory.
+inline SyncState handOverState() {
+  SyncState s;
+  s.writeStages = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  s.writeAccess = VK_ACCESS_2_MEMORY_WRITE_BIT;
+  s.written = true;
+  return s;
+}
 // A write (or layout change) by `segment`'s queue outside BarrierBatch (a translation job's, at the join):
 // the other queues must wait for it, and their parked states no longer hold.
 void noteWrite(QueueTimes& times, const QueueSegment& segment);

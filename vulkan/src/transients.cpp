@@ -1,7 +1,7 @@
 // Transient textures sharing memory (texture_usage::kTransient; docs/passes-and-graph.md, step 3).
 //
 // Before each frame the renderer hands the lives of the frame's transient textures (frame_graph.h), or
-// says that it does not know them (a wide frame, a frame without a graph). A texture may share memory
+// says that it does not know them (a frame without a graph). A texture may share memory
 // when its first pass writes it without reading it (its old contents are not needed) and, on a device with
 // several queues, when every pass that touches it runs on the graphics queue: barriers on one queue order
 // the hand-over, and no semaphore would. The device keeps the sharing it has while it is safe for the frame
@@ -13,7 +13,10 @@
 // Barriers: each shared memory remembers which texture used it last (AliasMemory::lastUser); the first use
 // of another one starts from UNDEFINED and a write of every stage and access (barriers.h, handedOver), so
 // that it waits for whatever the other did with the memory before (on the one queue, earlier in
-// submission order), in a pass, an upload or a readback alike.
+// submission order), in a pass, an upload or a readback alike. A translation job (wide frames) keeps each
+// memory's last user in the job: a texture taking the memory from another the job used hands it over in
+// the job's command buffer (handOverInJob); the job's first user of a memory is handed it before the job,
+// when the jobs are joined in order (endJobs), which then leaves the memory to the job's last user.
 #include <algorithm>
 #include <map>
 

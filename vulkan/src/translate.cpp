@@ -205,8 +205,9 @@ void VulkanDeviceImpl::leaveRendering(Recorder& r, const vk::Texture* touched1, 
 
 void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
   Recorder& r = rec();
-  // The frame's own recorder, between passes: a job's view of a resource is reconciled at its join.
-  if (r.cmd == VK_NULL_HANDLE || r.job || r.pass.rendering) return;
+  // Between passes; not for a pass a job begins again where it starts (replaying): its reads were settled
+  // where it began, and they are first uses in the job, whose barriers go before the job.
+  if (r.cmd == VK_NULL_HANDLE || r.replaying || r.pass.rendering) return;
   for (const GraphResource& g : reads) {
     if (g.kind == ResourceKind::Buffer) {
       // A stale handle is skipped: the command that reads it reports it.
@@ -1127,8 +1128,34 @@ void VulkanDeviceImpl::use(Recorder& r, vk::Buffer& buffer, const Use& u) {
   if (known->inherited) known->state.readStages &= ~kUnknownReads;
 }
 
+bool VulkanDeviceImpl::handOverInJob(Recorder& r, vk::Texture& texture, const Use& u, bool discard) {
+  auto user = std::find_if(r.aliasUsers.begin(), r.aliasUsers.end(),
+                           [&](const auto& entry) { return entry.first == texture.alias.get(); });
+  if (user == r.aliasUsers.end()) {
+    // The job's first use of the memory: a hand-over from before the job is endJobs' (BarrierBatch).
+    r.aliasUsers.emplace_back(texture.alias.get(), texture.handle);
+    return false;
+  }
+  if (user->second == texture.handle) return false;
+  user->second = texture.handle;
+  JobUse* known = findUse(r, &texture);
+  if (!known) {
+    known = &addUse(r, &texture);
+    known->image = true;
+    known->discard = discard;
+    known->first = u;
+    known->handedOver = true;
+  }
+  known->inherited = false;
+  known->wrote = true;
+  known->state = vk::handOverState();
+  r.barriers.use(known->state, texture.image.get(), texture.aspect, u, discard);
+  return true;
+}
+
 void VulkanDeviceImpl::use(Recorder& r, vk::Texture& texture, const Use& u, bool discard) {
   if (!r.job) return r.barriers.use(texture, u, discard);
+  if (texture.alias && handOverInJob(r, texture, u, discard)) return;
   JobUse* known = findUse(r, &texture);
   if (!known) {
     JobUse& added = addUse(r, &texture);
@@ -1179,6 +1206,12 @@ bool VulkanDeviceImpl::settled(Recorder& r, vk::Texture& texture, const Use& u) 
   }
   const JobUse* known = findUse(r, &texture);
   if (!known) return false;
+  if (texture.alias) {
+    // Another texture took the memory since this one's last use in the job.
+    for (const auto& [memory, user] : r.aliasUsers) {
+      if (memory == texture.alias.get() && user != texture.handle) return false;
+    }
+  }
   vk::SyncState s = known->state;
   if (known->inherited) s.readStages |= kUnknownReads;
   return vk::isSettled(s, u, true);
@@ -1234,6 +1267,7 @@ void VulkanDeviceImpl::beginJob(uint32_t job) {
   r.stats = &r.jobStats;
   r.jobStats = VulkanDeviceStats{};
   r.uses.clear();
+  r.aliasUsers.clear();
   std::fill(r.useTable.begin(), r.useTable.end(), 0u);
   r.writeEpoch = 1;
   r.checkedEpoch[0] = r.checkedEpoch[1] = 0;
@@ -1290,6 +1324,7 @@ void VulkanDeviceImpl::endJobs() {
     Recorder& job = *jobs_[j];
     if (job.cmd == VK_NULL_HANDLE) continue;  // reported at beginJob
     for (const JobUse& u : job.uses) {
+      if (u.handedOver) continue;  // the job recorded its barrier
       if (u.image) {
         barriers_.use(*static_cast<vk::Texture*>(u.resource), u.first, u.discard);
       } else {
@@ -1317,6 +1352,7 @@ void VulkanDeviceImpl::endJobs() {
         truth.layout = u.state.layout;
       }
     }
+    for (const auto& [memory, user] : job.aliasUsers) memory->lastUser = user;
     before = job.cmd;
     job.cmd = VK_NULL_HANDLE;
     const VulkanDeviceStats& js = job.jobStats;

@@ -343,11 +343,13 @@ class VulkanDeviceImpl final : public VulkanDevice {
   struct JobUse {
     void* resource = nullptr;  // vk::Buffer or vk::Texture
     bool image = false;
-    bool discard = false;   // the first use may drop the old contents
-    bool inherited = true;  // no write in the job yet: reads from before the job are unknown
-    bool wrote = false;     // the job wrote it: its state at the job's end is known whole
-    vk::Use first;          // the first use in the job: its barrier is placed before the job
-    vk::SyncState state;    // as the job leaves it
+    bool discard = false;     // the first use may drop the old contents
+    bool inherited = true;    // no write in the job yet: reads from before the job are unknown
+    bool wrote = false;       // the job wrote it: its state at the job's end is known whole
+    bool handedOver = false;  // its first use took shared memory from a texture the job used before it
+    vk::Use first;            // the first use in the job: its barrier is placed before the job (unless
+                              // handedOver: the job recorded that one itself)
+    vk::SyncState state;      // as the job leaves it
   };
   struct Recorder {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
@@ -371,6 +373,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
     VulkanDeviceStats jobStats;
     std::vector<JobUse> uses;        // in first-use order
     std::vector<uint32_t> useTable;  // open addressing: index + 1 into uses, 0 empty
+    // Each shared memory (transient textures) the job used, with the texture that used it last in the job.
+    std::vector<std::pair<vk::AliasMemory*, uint32_t>> aliasUsers;
   };
   Recorder& rec() {
     const uint32_t job = currentJob();
@@ -384,6 +388,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // Makes a resource ready for every read its usage allows (its ReadScope), unless it already is.
   void settleRead(Recorder& r, vk::Buffer& buffer);
   void settleRead(Recorder& r, vk::Texture& texture);
+  // A job's use of a texture on shared memory that another texture used earlier in the job: the job
+  // hands the memory over itself, in its command buffer. Returns false when no other did.
+  bool handOverInJob(Recorder& r, vk::Texture& texture, const vk::Use& use, bool discard);
   JobUse* findUse(Recorder& r, const void* resource);
   JobUse& addUse(Recorder& r, void* resource);
   void recordJobUpload(Recorder& r, vk::Buffer& buffer, uint64_t offset, std::span<const std::byte> data,

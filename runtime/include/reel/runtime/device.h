@@ -105,10 +105,11 @@ class Device {
   virtual void endJobs() {}
 
   // Before a declared pass with a target begins, when the renderer knows the frame's render graph
-  // (frame_graph.h; single-threaded translation): the buffers and textures the pass reads and does not
-  // write, so that a device can make them ready in one batch before the pass instead of at the command
-  // that first reads them (which may have to interrupt the pass). Advisory: the commands that read them
-  // still follow, and a device may ignore this.
+  // (frame_graph.h), on the thread that begins it (a job's, in wide frames; also when a job begins again
+  // a pass open across its start, while it replays its state): the buffers and textures the pass reads and
+  // does not write, so that a device can make them ready in one batch before the pass instead of at the
+  // command that first reads them (which may have to interrupt the pass). Advisory: the commands that read
+  // them still follow, and a device may ignore this.
   virtual void prepareReads(std::span<const GraphResource> reads) {
     (void)reads;
   }
@@ -123,10 +124,10 @@ class Device {
   }
 
   // Before a frame's packets: its transient textures' lives (texture_usage::kTransient, frame_graph.h)
-  // when the renderer built the frame's graph (`known`: frames translated on the render thread, at most
-  // Renderer::kPassReadsMaxKeys keys), so that a device may let transient textures whose lives do not
-  // overlap share memory. `known` false: this frame's lives are not known, and no transient texture may
-  // share memory during it. The default ignores it.
+  // when the renderer built the frame's graph (`known`: wide frames, and frames translated on the render
+  // thread with at most Renderer::kPassReadsMaxKeys keys), so that a device may let transient textures
+  // whose lives do not overlap share memory. `known` false: this frame's lives are not known, and no
+  // transient texture may share memory during it. The default ignores it.
   virtual void planTransients(std::span<const TransientLife> lives, bool known) {
     (void)lives;
     (void)known;

@@ -23,6 +23,7 @@
 //   const bool afterAnother = !graph.passes.empty() && !graph.passes[0].dependsOn.empty();
 //   (void)afterAnother;
 
+#include <array>
 #include <compare>
 #include <cstdint>
 #include <functional>
@@ -98,17 +99,44 @@ class FrameGraphBuilder {
   // nothing the graph can name).
   using TargetLookup = std::function<std::optional<RenderTargetDesc>(RenderTargetHandle)>;
 
+  FrameGraphBuilder() = default;
+  // Without `targetOf` the builder is a part of a frame's build (see merge): a BeginRenderPass packet's
+  // target is kept to be looked up where the part is merged.
   FrameGraphBuilder(std::span<const PassDesc> passes, TargetLookup targetOf);
   // One sorted packet of pass `pass`, as this build's command; packets of other passes are ignored.
   void add(uint32_t pass, CommandType type, std::span<const std::byte> payload);
+  // The same for a packet known to be well formed (`payload` holds the command's whole struct), as the
+  // renderer's own streams hold them.
+  void addPacket(uint32_t pass, CommandType type, const std::byte* payload);
+  // Whether packets of `type` only count for their pass (they bind, transfer and begin nothing), and
+  // what they need of a queue: the sweep adds those in bulk, `packets` of pass `pass` at a time.
+  static bool isPlain(CommandType type, QueueClass& needs);
+  void addPlain(uint32_t pass, uint64_t packets, QueueClass needs);
+  // The packets a part (a builder over the same passes, made without a target lookup) was given, as if
+  // they had been added here: parts of one frame built on several threads (the translation sweep's
+  // segments), merged in any order.
+  void merge(const FrameGraphBuilder& part);
+  // Drops the repeats among the packets added so far: a part does it before it is merged, on its own
+  // thread, so that merging copies each pass's resources once per part.
+  void compact();
+  size_t passCount() const { return passes_.size(); }
   FrameGraph finish();
 
  private:
   void addTarget(GraphPass& pass, RenderTargetHandle target, LoadOp colorLoad, LoadOp depthLoad);
+  void addUnique(uint32_t pass, bool write, GraphResource r);
 
+  struct PendingTarget {
+    uint32_t pass;
+    RenderTargetHandle target;
+    LoadOp colorLoad, depthLoad;
+  };
   TargetLookup targetOf_;
   std::vector<GraphPass> passes_;
-  std::vector<uint8_t> graphics_;  // per pass: it has a target
+  std::vector<uint8_t> graphics_;       // per pass: it has a target
+  std::vector<PendingTarget> pending_;  // a part's BeginRenderPass targets
+  static constexpr uint32_t kSeenBits = 6;
+  std::array<uint64_t, 1u << kSeenBits> seen_{};  // addUnique's resources added lately
 };
 
 }  // namespace reel

@@ -225,17 +225,20 @@ class Renderer {
   // Adds its draws to `draws`; merges runs of draws through `merge` (instance_merge.h) unless it is null.
   uint64_t translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,
                      InstanceMergeCursor* merge, DrawCounts& draws);
-  // A frame with declared passes translated on one thread: its render graph (frame_graph.h), from a walk
-  // over the declared passes' packets, gives each pass with a target what it reads and does not write
-  // (Device::prepareReads at its begin), each pass the queue it runs on (passQueue) and the device the
-  // lives of the frame's transient textures (Device::planTransients). Only for frames of at most
-  // kPassReadsMaxKeys keys: a larger frame translated on one thread does not walk its packets twice, and
-  // wide frames have no prologue.
+  // A frame with declared passes: its render graph (frame_graph.h) gives each pass with a target what it
+  // reads and does not write (Device::prepareReads at its begin), each pass the queue it runs on
+  // (passQueue; frames translated on one thread) and the device the lives of the frame's transient
+  // textures (Device::planTransients). A wide frame's graph comes from the sweep's segments (JobPlanner);
+  // a frame translated on one thread walks its packets for it, when it has at most kPassReadsMaxKeys keys
+  // (a larger one does not walk its packets twice).
   static constexpr size_t kPassReadsMaxKeys = 4096;
-  void preparePassReads(const FrameView& view);
+  // The builder for this frame's graph: the declared passes, then one more for the keys naming none.
+  FrameGraphBuilder graphBuilder();
+  void walkGraph(const FrameView& view, FrameGraphBuilder& builder) const;
+  void applyGraph(const FrameGraph& graph, bool wide);
   // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.
   uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing,
-                         bool merge, DrawCounts& draws);
+                         bool merge, DrawCounts& draws, bool graph);
 
   Device& device_;
   RendererConfig config_;
@@ -270,6 +273,7 @@ class Renderer {
   size_t minJobKeys_ = 0;  // translation_jobs.h: kMinJobKeys unless REEL_RENDER_JOB_KEYS says otherwise
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<JobPlanner> planner_;
+  std::vector<PassDesc> graphPasses_;       // graphBuilder's passes (capacity kept between frames)
   std::unique_ptr<RadixSorter> sorter_;     // on pool_ for large frames
   std::vector<uint8_t> computePipelines_;   // per pipeline handle slot: binds to the compute bind point
   std::unique_ptr<InstanceMerger> merger_;  // null when merging is off

@@ -27,6 +27,7 @@
 
 #include "reel/runtime/commands.h"
 #include "reel/runtime/frame.h"
+#include "reel/runtime/frame_graph.h"
 
 namespace reel {
 
@@ -82,16 +83,26 @@ class JobPlanner {
   // the compute bind point (a BindPipeline's scope); it is called from the sweeping threads (at most
   // pool->threads(); the jobs may outnumber them). Returns the
   // jobs (valid until the next plan()).
+  // With `graph` (the frame's declared passes, then one more for the keys that name none, and where each
+  // declared pass's keys begin in sorted order, then where the keys naming none begin), each segment also
+  // builds its part of the frame's render graph (frame_graph.h), which mergeGraph() adds to a builder:
+  // the graph of a wide frame costs no walk of its own.
+  struct GraphInput {
+    std::span<const PassDesc> passes;
+    std::span<const size_t> starts;  // passes.size() entries
+  };
   template <typename IsCompute>
   std::span<const TranslationJob> plan(const FrameView& view, uint32_t count, WorkerPool* pool,
-                                       IsCompute&& computePipeline) {
+                                       IsCompute&& computePipeline, GraphInput graph = {}) {
     return planErased(
         view, count, pool,
         [](const void* f, uint32_t slot) {
           return (*static_cast<const std::remove_reference_t<IsCompute>*>(f))(slot);
         },
-        &computePipeline);
+        &computePipeline, graph);
   }
+  // The graph parts of the last plan() given graph passes, into `builder` (made for the same passes).
+  void mergeGraph(FrameGraphBuilder& builder) const;
 
   // Calls fn(type, payload, PacketContext) for one packet of the frame.
   template <typename Fn>
@@ -111,7 +122,7 @@ class JobPlanner {
  private:
   using IsComputeFn = bool (*)(const void*, uint32_t);
   std::span<const TranslationJob> planErased(const FrameView& view, uint32_t count, WorkerPool* pool,
-                                             IsComputeFn isCompute, const void* fn);
+                                             IsComputeFn isCompute, const void* fn, GraphInput graph);
 
   // A packet of the frame: its key, its place in the key's chain (what orders packets of one key) and its
   // header's offset. offset 0 (no packet has it): none.
@@ -124,6 +135,8 @@ class JobPlanner {
   struct TypeInfo {
     CommandCategory category;
     StateScope scope;
+    bool graphPlain = false;  // FrameGraphBuilder::isPlain
+    QueueClass graphNeeds = QueueClass::Transfer;
     int32_t field =
         -1;  // PerSlot: the `slot` field's offset; PushBytes: `offset`'s; PerBindPoint: `pipeline`'s
   };
@@ -134,6 +147,7 @@ class JobPlanner {
     std::vector<std::pair<uint32_t, Ref>> scopes;  // scope index, the segment's last packet (none: cleared)
     uint32_t markerPops = 0;                       // markers it closes that were opened before it
     std::vector<Ref> markerPushes;                 // markers it opens and leaves open, outermost first
+    FrameGraphBuilder graph;                       // its part of the frame's graph, when asked for
   };
   // One sweeping thread's scratch: a dense copy of every scope, and which ones the segment touched.
   struct Sweeper {
@@ -152,7 +166,7 @@ class JobPlanner {
   uint32_t typeCount() const { return static_cast<uint32_t>(types_.size()); }
 
   void summarise(const FrameView& view, Segment& segment, Sweeper& sweeper, IsComputeFn isCompute,
-                 const void* fn) const;
+                 const void* fn, bool graph) const;
   void snapshot(TranslationJob& job);
 
   std::vector<TypeInfo> types_;
@@ -164,6 +178,8 @@ class JobPlanner {
   std::vector<Ref> state_;
   std::vector<Ref> markers_;  // open debug markers, outermost first
   std::vector<Ref> gathered_;
+  bool graphed_ = false;             // the last plan built graph parts
+  std::vector<size_t> graphStarts_;  // its GraphInput::starts
 };
 
 }  // namespace reel
