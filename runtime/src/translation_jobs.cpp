@@ -76,20 +76,20 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
     segments_[s].firstKey = keys * s / segmentCount;
     segments_[s].endKey = keys * (s + 1) / segmentCount;
   }
-  graphed_ = !graph.passes.empty() && graph.starts.size() == graph.passes.size();
-  if (graphed_) {
-    graphStarts_.assign(graph.starts.begin(), graph.starts.end());
-    for (Segment& segment : segments_) segment.graph = FrameGraphBuilder(graph.passes, nullptr);
-  }
   const uint32_t threads = pool ? std::min(count, pool->threads()) : 1;
   if (sweepers_.size() < threads) sweepers_.resize(threads);
+  const bool graphed = !graph.passes.empty() && graph.starts.size() == graph.passes.size();
+  graphed_ = graphed ? threads : 0;
+  if (graphed) graphStarts_.assign(graph.starts.begin(), graph.starts.end());
   for (uint32_t t = 0; t < threads; ++t) {
     sweepers_[t].scopes.resize(scopeCount());
     sweepers_[t].touched.assign(scopeCount(), 0);
+    if (graphed) sweepers_[t].graph = FrameGraphBuilder(graph.passes, nullptr);
   }
   auto sweep = [&](uint32_t t) {
     for (size_t s = segmentCount * t / threads; s < segmentCount * (t + 1) / threads; ++s)
-      summarise(view, segments_[s], sweepers_[t], isCompute, fn, graphed_);
+      summarise(view, segments_[s], sweepers_[t], isCompute, fn, graphed);
+    if (graphed) sweepers_[t].graph.compact();
   };
   if (pool) {
     pool->run(threads, sweep);
@@ -138,8 +138,7 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
 }
 
 void JobPlanner::mergeGraph(FrameGraphBuilder& builder) const {
-  if (!graphed_) return;
-  for (const Segment& segment : segments_) builder.merge(segment.graph);
+  for (uint32_t t = 0; t < graphed_; ++t) builder.merge(sweepers_[t].graph);
 }
 
 void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& sweeper, IsComputeFn isCompute,
@@ -161,7 +160,7 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
   uint32_t plain = 0;
   QueueClass plainNeeds = QueueClass::Transfer;
   auto addPlain = [&] {
-    if (plain != 0) segment.graph.addPlain(pass, plain, plainNeeds);
+    if (plain != 0) sweeper.graph.addPlain(pass, plain, plainNeeds);
     plain = 0;
     plainNeeds = QueueClass::Transfer;
   };
@@ -208,7 +207,7 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
           ++plain;
           plainNeeds = std::min(plainNeeds, t.graphNeeds);
         } else {
-          segment.graph.addPacket(pass, static_cast<CommandType>(bh.type), stream.payload(body));
+          sweeper.graph.addPacket(pass, static_cast<CommandType>(bh.type), stream.payload(body));
         }
       }
       switch (t.category) {
@@ -259,10 +258,7 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
       offset = h.next;
     }
   }
-  if (graph) {
-    addPlain();
-    segment.graph.compact();
-  }
+  if (graph) addPlain();
   for (const uint32_t scope : sweeper.touchedList) {
     segment.scopes.emplace_back(scope, sweeper.scopes[scope]);
     sweeper.touched[scope] = 0;

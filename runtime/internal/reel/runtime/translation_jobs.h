@@ -147,13 +147,15 @@ class JobPlanner {
     std::vector<std::pair<uint32_t, Ref>> scopes;  // scope index, the segment's last packet (none: cleared)
     uint32_t markerPops = 0;                       // markers it closes that were opened before it
     std::vector<Ref> markerPushes;                 // markers it opens and leaves open, outermost first
-    FrameGraphBuilder graph;                       // its part of the frame's graph, when asked for
   };
   // One sweeping thread's scratch: a dense copy of every scope, and which ones the segment touched.
   struct Sweeper {
     std::vector<Ref> scopes;
     std::vector<uint8_t> touched;
     std::vector<uint32_t> touchedList;
+    // Its segments' part of the frame's graph, when asked for: one per thread, not per segment, so that
+    // the render thread merges as many parts as threads swept (the graph does not depend on order).
+    FrameGraphBuilder graph;
   };
 
   // Scope indices: every whole-state type, every (type, slot), the two bind points, the push-constant
@@ -178,7 +180,7 @@ class JobPlanner {
   std::vector<Ref> state_;
   std::vector<Ref> markers_;  // open debug markers, outermost first
   std::vector<Ref> gathered_;
-  bool graphed_ = false;             // the last plan built graph parts
+  uint32_t graphed_ = 0;             // the sweepers that built graph parts in the last plan
   std::vector<size_t> graphStarts_;  // its GraphInput::starts
 };
 
