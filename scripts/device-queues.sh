@@ -4,7 +4,8 @@
 # device's queues (async compute, transfer) as with one (REEL_QUEUES=1); the golden suite passes against
 # the committed goldens on both paths; then the GPU frame time and the replay rate of a 1920x1080
 # `deferred` capture, one queue against several (validation off; 3 interleaved runs of each), with the
-# memory its transient targets take and what sharing it saves. Each step's
+# memory its transient targets take and what sharing it saves, and its first two frames with validation on
+# (the replay's start uploads every target, 16 MB each: on the transfer queue). Each step's
 # exit code is in OUT/summary.txt; OUT/queues.tgz holds the outputs. Run from the repository root:
 #   bash scripts/device-queues.sh BIN OUT
 set -uo pipefail
@@ -66,6 +67,11 @@ log "deferred at 1920x1080: capture frames 10-69, replay x5 with GPU times, one 
 "$bin/reel-sample" --scene deferred --frames 70 --headless --width 1920 --height 1080 --capture 10-69 \
   --capture-out "$out/deferred_1080p.reel" > /dev/null 2>&1
 echo "capture exit: $?" | tee -a "$out/summary.txt"
+# Its start uploads every target's contents (16 MB each): on the transfer queue, validation on.
+REEL_VALIDATE=1 "$bin/reel" replay "$out/deferred_1080p.reel" --frames 10-11 --json > "$out/deferred_start_validated.json" 2>&1
+echo "replay of its first 2 frames (several queues, validation on) exit: $?" | tee -a "$out/summary.txt"
+python3 -c "import json,sys; t=open(sys.argv[1]).read(); print('  queues:', json.loads(t[t.index('{'):])['queues'])" \
+  "$out/deferred_start_validated.json" | tee -a "$out/summary.txt"
 for round in 1 2 3; do
   for mode in one several; do
     queues=""; [ "$mode" = one ] && queues=1

@@ -112,6 +112,18 @@ struct TwoQueues {
 constexpr Use kComputeRead{VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_STORAGE_READ_BIT,
                            false};
 
+// A transfer queue copies image regions at its family's granularity: whole texels (1x1x1) anywhere, blocks
+// at multiples of the block or up to the mip's edge, whole mips only at 0x0x0.
+TEST(QueueBarriers, ATransferQueueCopiesOnlyRegionsItsGranularityAllows) {
+  EXPECT_TRUE(copyFitsGranularity({1, 1, 1}, 100, 60, 3, 7, 5, 9));
+  EXPECT_TRUE(copyFitsGranularity({16, 16, 1}, 100, 60, 16, 32, 32, 16));
+  EXPECT_TRUE(copyFitsGranularity({16, 16, 1}, 100, 60, 96, 48, 4, 12)) << "up to the edge";
+  EXPECT_FALSE(copyFitsGranularity({16, 16, 1}, 100, 60, 8, 0, 16, 16)) << "an offset off the block";
+  EXPECT_FALSE(copyFitsGranularity({16, 16, 1}, 100, 60, 0, 0, 20, 16)) << "an extent off the block";
+  EXPECT_TRUE(copyFitsGranularity({0, 0, 0}, 100, 60, 0, 0, 100, 60));
+  EXPECT_FALSE(copyFitsGranularity({0, 0, 0}, 100, 60, 0, 0, 99, 60)) << "0: whole mips only";
+}
+
 TEST(QueueBarriers, AReadOnAnotherQueueWaitsForTheWriteAndStartsFromEverything) {
   TwoQueues q;
   Buffer buffer;

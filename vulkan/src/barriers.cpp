@@ -22,6 +22,15 @@ bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& 
   return !use.write && times.owner == segment.kind && times.access[k] == segment.serial;
 }
 
+bool copyFitsGranularity(VkExtent3D granularity, uint32_t mipWidth, uint32_t mipHeight, uint32_t x,
+                         uint32_t y, uint32_t width, uint32_t height) {
+  auto fits = [](uint32_t offset, uint32_t extent, uint32_t size, uint32_t g) {
+    if (g == 0) return offset == 0 && extent == size;
+    return offset % g == 0 && (extent % g == 0 || offset + extent == size);
+  };
+  return fits(x, width, mipWidth, granularity.width) && fits(y, height, mipHeight, granularity.height);
+}
+
 VkPipelineStageFlags2 supportedStages(QueueKind kind) {
   constexpr VkPipelineStageFlags2 kAny = VK_PIPELINE_STAGE_2_TOP_OF_PIPE_BIT |
                                          VK_PIPELINE_STAGE_2_BOTTOM_OF_PIPE_BIT |

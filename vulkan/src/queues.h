@@ -41,4 +41,11 @@ struct QueueSegment {
 VkPipelineStageFlags2 supportedStages(QueueKind kind);
 VkAccessFlags2 supportedAccess(QueueKind kind);
 
+// Whether a queue whose family copies images at `granularity` (minImageTransferGranularity) may copy the
+// region at (x, y) of `width` x `height` texels of a mip of `mipWidth` x `mipHeight`: its offset a multiple
+// of the granularity, and its extent too unless it reaches the mip's edge; a granularity of 0 copies
+// whole mips only.
+bool copyFitsGranularity(VkExtent3D granularity, uint32_t mipWidth, uint32_t mipHeight, uint32_t x,
+                         uint32_t y, uint32_t width, uint32_t height);
+
 }  // namespace reel::vk

@@ -934,10 +934,16 @@ void VulkanDeviceImpl::execute(const cmd::CopyTexture& p, const PacketContext& c
     return reportPacket(kType, c, "empty, or the rectangle passes the edge of a texture");
   }
   leaveRendering(r, source, destination);
-  // A transfer queue copies whole texels only at its family's granularity: elsewhere, where compute can.
-  const VkExtent3D g = context_->queue(vk::QueueKind::Transfer).imageGranularity;
-  const bool texelCopies = g.width == 1 && g.height == 1 && g.depth == 1;
-  onQueue(r, queueFor(texelCopies ? vk::QueueKind::Transfer : vk::QueueKind::Compute));
+  // A region the transfer queue's granularity does not allow is copied where compute can; depth and
+  // stencil only on graphics.
+  const bool texelCopies = transferCopies(*source, 0, static_cast<uint32_t>(p.sourceX),
+                                          static_cast<uint32_t>(p.sourceY), p.width, p.height) &&
+                           transferCopies(*destination, 0, static_cast<uint32_t>(p.destinationX),
+                                          static_cast<uint32_t>(p.destinationY), p.width, p.height);
+  const bool color = copiesOffGraphics(*source) && copiesOffGraphics(*destination);
+  onQueue(r, !color        ? vk::QueueKind::Graphics
+             : texelCopies ? queueFor(vk::QueueKind::Transfer)
+                           : queueFor(vk::QueueKind::Compute));
   VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
   VkImageLayout destinationLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
   if (source == destination) {
@@ -1249,6 +1255,9 @@ uint32_t VulkanDeviceImpl::jobCapacity() const {
 void VulkanDeviceImpl::beginJobs(uint32_t count) {
   REEL_ASSERT(count >= 1 && count <= kMaxRenderWorkers, "beginJobs: 1..kMaxRenderWorkers jobs");
   REEL_ASSERT(!main_.pass.rendering, "beginJobs inside rendering: requests never begin a pass");
+  // Jobs record for the graphics queue, and their first uses' barriers go at the end of the command
+  // buffer before them: the frame's requests may have left the render thread on the transfer queue.
+  onQueue(main_, vk::QueueKind::Graphics);
   jobCount_ = ctx_ && !lost_ ? count : 0;
   while (jobs_.size() < jobCount_) jobs_.push_back(std::make_unique<Recorder>());
   if (jobCount_ == 0) return;

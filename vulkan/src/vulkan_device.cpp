@@ -285,6 +285,22 @@ vk::QueueKind VulkanDeviceImpl::queueFor(vk::QueueKind capability) const {
   return QueueKind::Graphics;
 }
 
+vk::QueueKind VulkanDeviceImpl::uploadQueue(uint64_t bytes, bool texelCopies) const {
+  using vk::QueueKind;
+  const bool transfer =
+      severalQueues_ && queues_[static_cast<size_t>(QueueKind::Transfer)].queue != VK_NULL_HANDLE;
+  return transfer && texelCopies && bytes >= kTransferUploadBytes ? QueueKind::Transfer : QueueKind::Graphics;
+}
+
+bool VulkanDeviceImpl::transferCopies(const vk::Texture& texture, uint32_t mip, uint32_t x, uint32_t y,
+                                      uint32_t width, uint32_t height) const {
+  // Only graphics queues copy depth or stencil aspects (VUID-vkCmdCopyBufferToImage-commandBuffer-07739).
+  if (!copiesOffGraphics(texture)) return false;
+  return vk::copyFitsGranularity(context_->queue(vk::QueueKind::Transfer).imageGranularity,
+                                 std::max(1u, texture.desc.width >> mip),
+                                 std::max(1u, texture.desc.height >> mip), x, y, width, height);
+}
+
 void VulkanDeviceImpl::onQueue(Recorder& r, vk::QueueKind kind) {
   if (r.job || kind == current_ || !frameRecording()) return;
   if (r.pass.rendering) suspendRendering(r);

@@ -226,6 +226,20 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // The render thread's recorder moves to a segment on `kind` (submitting the current one) unless it is
   // there already. Jobs never move: wide frames run on the graphics queue.
   void onQueue(Recorder& r, vk::QueueKind kind);
+  // The queue a request's upload of `bytes` records on (resource data, writes): the transfer queue, where
+  // the device has one, for uploads large enough to pay for a submission and a semaphore wait
+  // (kTransferUploadBytes), so that they overlap the graphics work of the frames before; else graphics.
+  // `texelCopies`: a texture region the transfer queue's copy granularity allows.
+  static constexpr uint64_t kTransferUploadBytes = 256u << 10;
+  vk::QueueKind uploadQueue(uint64_t bytes, bool texelCopies = true) const;
+  // Whether a queue without graphics may copy the texture at all: not its depth or stencil aspects.
+  static bool copiesOffGraphics(const vk::Texture& texture) {
+    return (texture.aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT)) == 0;
+  }
+  // Whether the transfer queue may copy this region of a texture's mip (a color texture, at its family's
+  // granularity).
+  bool transferCopies(const vk::Texture& texture, uint32_t mip, uint32_t x, uint32_t y, uint32_t width,
+                      uint32_t height) const;
 
   // ---- transient textures (transients.cpp) ----
   void planTransients(std::span<const TransientLife> lives, bool known) override;
