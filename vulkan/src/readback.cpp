@@ -64,7 +64,13 @@ void VulkanDeviceImpl::serviceReadbacks(uint64_t frame) {
     }
     readbackRequests_.erase(keep, readbackRequests_.end());
   }
+  // Copies recorded into the current command buffer since its last barrier to the host: each command
+  // buffer that copies ends its copies with one.
   bool copied = false;
+  auto toHost = [&] {
+    if (copied) barrierToHost(*fns_, cmd_);
+    copied = false;
+  };
   for (ReadbackRequest& request : due) {
     if (request.frame < frame) {
       request.callback(
@@ -85,6 +91,13 @@ void VulkanDeviceImpl::serviceReadbacks(uint64_t frame) {
     vk::Texture& texture = **slot;
     const VkDeviceSize bytes =
         VkDeviceSize{texture.desc.width} * texture.desc.height * formatBytesPerPixel(texture.desc.format);
+    // A texture sharing memory stays on graphics: its hand-over orders only that queue's work.
+    const vk::QueueKind queue = copyQueue(
+        bytes, !texture.alias && transferCopies(texture, 0, 0, 0, texture.desc.width, texture.desc.height));
+    if (queue != current_) {
+      toHost();
+      onQueue(main_, queue);
+    }
     auto slice = recordTextureCopy(texture, 0, bytes);
     if (!slice) {
       request.callback(fail("readback of frame ", frame, ": ", slice.error().message));
@@ -102,7 +115,7 @@ void VulkanDeviceImpl::serviceReadbacks(uint64_t frame) {
     ctx_->readbacks.push_back(std::move(pending));
     copied = true;
   }
-  if (copied) barrierToHost(*fns_, cmd_);
+  toHost();
 }
 
 Result<void> VulkanDeviceImpl::runAndWait(const std::function<Result<void>(VkCommandBuffer)>& record,

@@ -240,7 +240,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateBuffer& p, const PacketContext& 
     std::memset(mapped + data.size(), 0, d.size - data.size());
     allocator_->flush(buffer->allocation.memory, 0, d.size);
   } else {
-    onQueue(main_, uploadQueue(data.size()));  // fills and copies run on any queue
+    onQueue(main_, copyQueue(data.size()));  // fills and copies run on any queue
     if (data.size() < d.size) {
       barriers_.use(*buffer, kTransferWrite);
       flushBarriers();
@@ -329,7 +329,7 @@ void VulkanDeviceImpl::execute(const cmd::CreateTexture& p, const PacketContext&
   // Only an upload of the one mip runs on the transfer queue: clears need compute or graphics, and the
   // mip chain is blitted on graphics.
   const bool upload = !c.aux.empty() && c.aux.size() >= mip0Bytes && mips == 1;
-  onQueue(main_, upload ? uploadQueue(mip0Bytes, transferCopies(*texture, 0, 0, 0, d.width, d.height))
+  onQueue(main_, upload ? copyQueue(mip0Bytes, transferCopies(*texture, 0, 0, 0, d.width, d.height))
                         : vk::QueueKind::Graphics);
   Result<void> filled;
   if (!c.aux.empty() && c.aux.size() < mip0Bytes) {
@@ -592,7 +592,7 @@ void VulkanDeviceImpl::execute(const cmd::WriteBuffer& p, const PacketContext& c
                        std::to_string(p.offset) + " pass the end of a " + std::to_string(buffer.desc.size) +
                        "-byte buffer");
   }
-  onQueue(main_, uploadQueue(c.aux.size()));
+  onQueue(main_, copyQueue(c.aux.size()));
   if (auto r = uploadBuffer(buffer, p.offset, c.aux); !r) reportError(what + ": " + r.error().message);
 }
 
@@ -618,7 +618,7 @@ void VulkanDeviceImpl::execute(const cmd::WriteTexture& p, const PacketContext& 
   // A texture sharing memory stays on graphics: its hand-over barrier orders only that queue's work on the
   // memory (transients.cpp).
   const bool transfer = !texture.alias && transferCopies(texture, p.mipLevel, p.x, p.y, p.width, p.height);
-  onQueue(main_, uploadQueue(bytes, transfer));
+  onQueue(main_, copyQueue(bytes, transfer));
   if (auto r = uploadTexture(texture, p.mipLevel, p.x, p.y, p.width, p.height, c.aux); !r) {
     reportError(what + ": " + r.error().message);
   }

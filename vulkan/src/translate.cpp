@@ -108,7 +108,7 @@ void VulkanDeviceImpl::invalidateRecorded(Recorder& r) {
   r.dirty |= kDirtyGraphicsPipeline | kDirtyComputePipeline | kDirtyVertex | kDirtyIndex | kDirtyViewport |
              kDirtyScissor | kCheckGraphics | kCheckCompute;
   r.descriptorDirty[0] = r.descriptorDirty[1] = r.bound.descriptorMask;
-  if (r.bound.pushBytes > 0) {
+  if (r.bound.pushBytes > 0 && takesPushConstants(r)) {
     fns_->t.vkCmdPushConstants(r.cmd, pipelines_->layout(), binding::kStages, 0, r.bound.pushBytes,
                                r.bound.push);
   }
@@ -510,6 +510,8 @@ void VulkanDeviceImpl::execute(const cmd::PushConstants& p, const PacketContext&
   std::memcpy(r.bound.push + p.offset, c.aux.data(), size);
   r.bound.pushBytes = std::max(r.bound.pushBytes, p.offset + size);
   // Pushed at once: constants are command-buffer state like any bind, and the packet's bytes are copied.
+  // A transfer queue's command buffer takes none: they are pushed when the recorder leaves it.
+  if (!takesPushConstants(r)) return;
   fns_->t.vkCmdPushConstants(r.cmd, pipelines_->layout(), binding::kStages, p.offset, size, c.aux.data());
   ++r.stats->pushConstantCalls;
 }

@@ -285,11 +285,11 @@ vk::QueueKind VulkanDeviceImpl::queueFor(vk::QueueKind capability) const {
   return QueueKind::Graphics;
 }
 
-vk::QueueKind VulkanDeviceImpl::uploadQueue(uint64_t bytes, bool texelCopies) const {
+vk::QueueKind VulkanDeviceImpl::copyQueue(uint64_t bytes, bool texelCopies) const {
   using vk::QueueKind;
   const bool transfer =
       severalQueues_ && queues_[static_cast<size_t>(QueueKind::Transfer)].queue != VK_NULL_HANDLE;
-  return transfer && texelCopies && bytes >= kTransferUploadBytes ? QueueKind::Transfer : QueueKind::Graphics;
+  return transfer && texelCopies && bytes >= kTransferCopyBytes ? QueueKind::Transfer : QueueKind::Graphics;
 }
 
 bool VulkanDeviceImpl::transferCopies(const vk::Texture& texture, uint32_t mip, uint32_t x, uint32_t y,
@@ -420,15 +420,15 @@ void VulkanDeviceImpl::endFrame(uint64_t frame) {
     // A frame may end inside a render pass when the renderer stops after N packets (replay --stop-at):
     // the pass is closed, its clear still runs.
     if (pass_.open) endPass(main_);
+    preferred_ = QueueClass::Graphics;
+    serviceReadbacks(frame);  // large readbacks on the transfer queue
     // The frame's last submission is the graphics queue's, after every other queue's work of the frame.
     onQueue(main_, vk::QueueKind::Graphics);
-    preferred_ = QueueClass::Graphics;
     for (size_t k = 1; k < vk::kQueueKinds; ++k) {
       vk::QueueSegment& graphics = segments_[0];
       if (queues_[k].lastSerial > graphics.waited[k]) graphics.needs[k] = queues_[k].lastSerial;
     }
     closeDebugLabels(main_);
-    serviceReadbacks(frame);
     const std::optional<uint32_t> image = recordPresent();
     VkSemaphore wait = image ? ctx_->acquired.get() : VK_NULL_HANDLE;
     VkSemaphore signal = image ? swapchain_->renderFinished(*image) : VK_NULL_HANDLE;

@@ -226,12 +226,17 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // The render thread's recorder moves to a segment on `kind` (submitting the current one) unless it is
   // there already. Jobs never move: wide frames run on the graphics queue.
   void onQueue(Recorder& r, vk::QueueKind kind);
-  // The queue a request's upload of `bytes` records on (resource data, writes): the transfer queue, where
-  // the device has one, for uploads large enough to pay for a submission and a semaphore wait
-  // (kTransferUploadBytes), so that they overlap the graphics work of the frames before; else graphics.
-  // `texelCopies`: a texture region the transfer queue's copy granularity allows.
-  static constexpr uint64_t kTransferUploadBytes = 256u << 10;
-  vk::QueueKind uploadQueue(uint64_t bytes, bool texelCopies = true) const;
+  // Whether r's command buffer may record push constants: not a transfer queue's (only graphics and
+  // compute pools take them, VUID-vkCmdPushConstants-commandBuffer-cmdpool). Jobs record for graphics.
+  bool takesPushConstants(const Recorder& r) const {
+    return r.job || current_ != vk::QueueKind::Transfer;
+  }
+  // The queue a copy of `bytes` between the host and a resource records on (a request's upload of resource
+  // data or a write, a frame's readback): the transfer queue, where the device has one, for copies large
+  // enough to pay for a submission and a semaphore wait (kTransferCopyBytes), so that they overlap the
+  // graphics work around them; else graphics. `texelCopies`: a texture region the transfer queue may copy.
+  static constexpr uint64_t kTransferCopyBytes = 256u << 10;
+  vk::QueueKind copyQueue(uint64_t bytes, bool texelCopies = true) const;
   // Whether a queue without graphics may copy the texture at all: not its depth or stencil aspects.
   static bool copiesOffGraphics(const vk::Texture& texture) {
     return (texture.aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT)) == 0;
