@@ -4,7 +4,8 @@
 # with the device's queues and with one; the `deferred_transient` golden trace on one worker and wide,
 # with what its transient targets' sharing saves each way and the images compared; a 1920x1080
 # `deferred` capture replayed on every core, one worker against 16, for the memory sharing saves in the
-# frames as they are cut by default; and what building the graph costs the sweep of a 100k-key frame
+# frames as they are cut by default, and its first two frames wide with validation on (its start uploads
+# on the transfer queue); and what building the graph costs the sweep of a 100k-key frame
 # (BM_SweepStress, 16 workers, medians of 3). Each step's exit code is in OUT/summary.txt; OUT/wide.tgz
 # holds the outputs. Run from the repository root:
 #   bash scripts/device-wide-graph.sh BIN OUT
@@ -18,8 +19,9 @@ import json, sys
 text = open(sys.argv[1]).read()
 d = json.loads(text[text.index("{"):])
 m = d["device_memory"]
-print("  transient_bytes %d, aliased_bytes_saved %d, barriers %d" %
-      (m["transient_bytes"], m["aliased_bytes_saved"], d["queues"]["barriers"]))
+q = d["queues"]
+print("  transient_bytes %d, aliased_bytes_saved %d, barriers %d, transfer submits %d, device errors %d" %
+      (m["transient_bytes"], m["aliased_bytes_saved"], q["barriers"], q["transfer_submits"], d["device_errors"]))
 PY
 }
 
@@ -53,6 +55,12 @@ log "deferred at 1920x1080 (frames 10-29 captured): replay on 1 render worker an
 "$bin/reel-sample" --scene deferred --frames 30 --headless --width 1920 --height 1080 --capture 10-29 \
   --capture-out "$out/deferred_1080p.reel" > /dev/null 2>&1
 echo "capture exit: $?" | tee -a "$out/summary.txt"
+# Its start uploads every target (16 MB each) on the transfer queue, then the frame is cut into jobs of 8
+# keys on 8 workers: validation on.
+REEL_VALIDATE=1 REEL_RENDER_JOB_KEYS=8 "$bin/reel" replay "$out/deferred_1080p.reel" --frames 10-11 --render-workers 8 \
+  --json > "$out/deferred_wide_start_validated.json" 2>&1
+echo "replay of its first 2 frames wide (jobs of 8 keys, validation on) exit: $?" | tee -a "$out/summary.txt"
+memory "$out/deferred_wide_start_validated.json"
 for workers in 1 16; do
   "$bin/reel" replay "$out/deferred_1080p.reel" --render-workers $workers --json \
     > "$out/deferred_w$workers.json" 2> "$out/deferred_w$workers.err"
