@@ -40,7 +40,9 @@ struct MemoryField {
 struct CommandRole {
   CommandCategory category;
   bool shaderWritable;
-  bool graphicsOnly;                // Vulkan runs draws, passes and blits on graphics queues only
+  // The least a queue must do to run it: Vulkan runs draws, passes and blits on graphics queues only,
+  // dispatches on compute queues too, other transfers on any.
+  QueueClass needs;
   std::vector<MemoryField> fields;  // a bind's or a transfer's single buffer or texture handles
 };
 const CommandRole& roleOf(CommandType type) {
@@ -51,8 +53,12 @@ const CommandRole& roleOf(CommandType type) {
       CommandRole& role = roles.emplace_back();
       role.category = s.category;
       role.shaderWritable = s.shaderWritable;
-      role.graphicsOnly = s.category == CommandCategory::Draw || s.category == CommandCategory::BeginPass ||
-                          info.type == CommandType::BlitTexture;
+      const bool graphicsOnly = s.category == CommandCategory::Draw ||
+                                s.category == CommandCategory::BeginPass ||
+                                info.type == CommandType::BlitTexture;
+      role.needs = graphicsOnly                              ? QueueClass::Graphics
+                   : s.category == CommandCategory::Dispatch ? QueueClass::AsyncCompute
+                                                             : QueueClass::Transfer;
       // Binds read (and may write) what they bind, transfers read their source and write the rest.
       if (s.category != CommandCategory::SetState && s.category != CommandCategory::Transfer) continue;
       for (const FieldInfo& f : info.fields) {
@@ -64,6 +70,12 @@ const CommandRole& roleOf(CommandType type) {
     return roles;
   }();
   return table[static_cast<size_t>(type)];
+}
+
+// A pass's commands need at least `needs` of its queue. Graphics < AsyncCompute < Transfer: the lower
+// needs more.
+void require(GraphPass& pass, QueueClass needs) {
+  pass.needs = std::min(pass.needs, needs);
 }
 
 }  // namespace
@@ -114,11 +126,7 @@ void FrameGraphBuilder::addPacket(uint32_t pass, CommandType type, const std::by
   const CommandRole& role = roleOf(type);
   GraphPass& p = passes_[pass];
   ++p.packets;
-  if (role.graphicsOnly) {
-    p.needs = QueueClass::Graphics;
-  } else if (role.category == CommandCategory::Dispatch && p.needs == QueueClass::Transfer) {
-    p.needs = QueueClass::AsyncCompute;
-  }
+  require(p, role.needs);
   if (role.category == CommandCategory::BeginPass) {
     cmd::BeginRenderPass begin;
     if (type == CommandType::BeginRenderPass) {
@@ -147,9 +155,7 @@ void FrameGraphBuilder::addPacket(uint32_t pass, CommandType type, const std::by
 bool FrameGraphBuilder::isPlain(CommandType type, QueueClass& needs) {
   if (type >= CommandType::Count) return false;
   const CommandRole& role = roleOf(type);
-  needs = role.graphicsOnly                            ? QueueClass::Graphics
-          : role.category == CommandCategory::Dispatch ? QueueClass::AsyncCompute
-                                                       : QueueClass::Transfer;
+  needs = role.needs;
   return role.fields.empty() && role.category != CommandCategory::BeginPass;
 }
 
@@ -157,8 +163,7 @@ void FrameGraphBuilder::addPlain(uint32_t pass, uint64_t packets, QueueClass nee
   if (pass >= passes_.size()) return;
   GraphPass& p = passes_[pass];
   p.packets += packets;
-  // Graphics < AsyncCompute < Transfer: the lower needs more of a queue.
-  p.needs = std::min(p.needs, needs);
+  require(p, needs);
 }
 
 void FrameGraphBuilder::compact() {
@@ -175,8 +180,7 @@ void FrameGraphBuilder::merge(const FrameGraphBuilder& part) {
     p.reads.insert(p.reads.end(), q.reads.begin(), q.reads.end());
     p.writes.insert(p.writes.end(), q.writes.begin(), q.writes.end());
     p.packets += q.packets;
-    // Graphics < AsyncCompute < Transfer: the lower needs more of a queue.
-    p.needs = std::min(p.needs, q.needs);
+    require(p, q.needs);
   }
   for (const PendingTarget& t : part.pending_) {
     if (t.pass >= passes_.size()) continue;

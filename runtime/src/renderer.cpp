@@ -522,11 +522,10 @@ FrameGraphBuilder Renderer::graphBuilder() {
   graphPasses_.emplace_back();
   return FrameGraphBuilder(
       graphPasses_, [this](RenderTargetHandle target) -> std::optional<RenderTargetDesc> {
-        const LiveResources::Entry* entry = live_.find(ResourceKind::RenderTarget, target.value);
-        cmd::CreateRenderTarget create;
-        if (!entry || entry->payload.size() != sizeof create) return std::nullopt;
-        std::memcpy(&create, entry->payload.data(), sizeof create);
-        return create.desc;
+        const auto create =
+            live_.createPacket<cmd::CreateRenderTarget>(ResourceKind::RenderTarget, target.value);
+        if (!create) return std::nullopt;
+        return create->desc;
       });
 }
 
@@ -552,11 +551,8 @@ void Renderer::applyGraph(const FrameGraph& graph, bool wide) {
     passes_->setQueue(p, passQueue(passes_->descs()[p], g));
   }
   std::vector<TransientLife> lives = transientLives(graphPasses_, graph, [this](uint32_t texture) {
-    const LiveResources::Entry* entry = live_.find(ResourceKind::Texture, texture);
-    cmd::CreateTexture create;
-    if (!entry || entry->payload.size() != sizeof create) return false;
-    std::memcpy(&create, entry->payload.data(), sizeof create);
-    return (create.desc.usage & texture_usage::kTransient) != 0;
+    const auto create = live_.createPacket<cmd::CreateTexture>(ResourceKind::Texture, texture);
+    return create && (create->desc.usage & texture_usage::kTransient) != 0;
   });
   // A wide frame runs every pass on the graphics queue (Device::preferQueue).
   if (wide) {

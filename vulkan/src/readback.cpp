@@ -91,9 +91,8 @@ void VulkanDeviceImpl::serviceReadbacks(uint64_t frame) {
     vk::Texture& texture = **slot;
     const VkDeviceSize bytes =
         VkDeviceSize{texture.desc.width} * texture.desc.height * formatBytesPerPixel(texture.desc.format);
-    // A texture sharing memory stays on graphics: its hand-over orders only that queue's work.
-    const vk::QueueKind queue = copyQueue(
-        bytes, !texture.alias && transferCopies(texture, 0, 0, 0, texture.desc.width, texture.desc.height));
+    const vk::QueueKind queue =
+        copyQueue(bytes, transferCopies(texture, 0, 0, 0, texture.desc.width, texture.desc.height));
     if (queue != current_) {
       toHost();
       onQueue(main_, queue);

@@ -615,10 +615,7 @@ void VulkanDeviceImpl::execute(const cmd::WriteTexture& p, const PacketContext& 
     return reportError(what + ": " + std::to_string(c.aux.size()) + " bytes of texels, the region needs " +
                        std::to_string(bytes));
   }
-  // A texture sharing memory stays on graphics: its hand-over barrier orders only that queue's work on the
-  // memory (transients.cpp).
-  const bool transfer = !texture.alias && transferCopies(texture, p.mipLevel, p.x, p.y, p.width, p.height);
-  onQueue(main_, copyQueue(bytes, transfer));
+  onQueue(main_, copyQueue(bytes, transferCopies(texture, p.mipLevel, p.x, p.y, p.width, p.height)));
   if (auto r = uploadTexture(texture, p.mipLevel, p.x, p.y, p.width, p.height, c.aux); !r) {
     reportError(what + ": " + r.error().message);
   }

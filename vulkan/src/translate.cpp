@@ -936,14 +936,14 @@ void VulkanDeviceImpl::execute(const cmd::CopyTexture& p, const PacketContext& c
     return reportPacket(kType, c, "empty, or the rectangle passes the edge of a texture");
   }
   leaveRendering(r, source, destination);
-  // A region the transfer queue's granularity does not allow is copied where compute can; depth and
-  // stencil only on graphics.
+  // A region the transfer queue's granularity does not allow is copied where compute can; depth, stencil
+  // and shared memory only on graphics.
   const bool texelCopies = transferCopies(*source, 0, static_cast<uint32_t>(p.sourceX),
                                           static_cast<uint32_t>(p.sourceY), p.width, p.height) &&
                            transferCopies(*destination, 0, static_cast<uint32_t>(p.destinationX),
                                           static_cast<uint32_t>(p.destinationY), p.width, p.height);
-  const bool color = copiesOffGraphics(*source) && copiesOffGraphics(*destination);
-  onQueue(r, !color        ? vk::QueueKind::Graphics
+  const bool offGraphics = copiesOffGraphics(*source) && copiesOffGraphics(*destination);
+  onQueue(r, !offGraphics  ? vk::QueueKind::Graphics
              : texelCopies ? queueFor(vk::QueueKind::Transfer)
                            : queueFor(vk::QueueKind::Compute));
   VkImageLayout sourceLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;

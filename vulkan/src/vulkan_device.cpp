@@ -294,7 +294,6 @@ vk::QueueKind VulkanDeviceImpl::copyQueue(uint64_t bytes, bool texelCopies) cons
 
 bool VulkanDeviceImpl::transferCopies(const vk::Texture& texture, uint32_t mip, uint32_t x, uint32_t y,
                                       uint32_t width, uint32_t height) const {
-  // Only graphics queues copy depth or stencil aspects (VUID-vkCmdCopyBufferToImage-commandBuffer-07739).
   if (!copiesOffGraphics(texture)) return false;
   return vk::copyFitsGranularity(context_->queue(vk::QueueKind::Transfer).imageGranularity,
                                  std::max(1u, texture.desc.width >> mip),

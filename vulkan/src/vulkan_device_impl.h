@@ -237,9 +237,12 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // graphics work around them; else graphics. `texelCopies`: a texture region the transfer queue may copy.
   static constexpr uint64_t kTransferCopyBytes = 256u << 10;
   vk::QueueKind copyQueue(uint64_t bytes, bool texelCopies = true) const;
-  // Whether a queue without graphics may copy the texture at all: not its depth or stencil aspects.
+  // Whether a queue without graphics may copy the texture at all: not its depth or stencil aspects (only
+  // graphics queues copy those, VUID-vkCmdCopyBufferToImage-commandBuffer-07739), and not while it shares
+  // memory (its hand-over barrier orders only the graphics queue's work on the memory, transients.cpp).
   static bool copiesOffGraphics(const vk::Texture& texture) {
-    return (texture.aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT)) == 0;
+    return (texture.aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT)) == 0 &&
+           !texture.alias;
   }
   // Whether the transfer queue may copy this region of a texture's mip (a color texture, at its family's
   // granularity).

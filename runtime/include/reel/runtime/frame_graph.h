@@ -119,7 +119,6 @@ class FrameGraphBuilder {
   // Drops the repeats among the packets added so far: a part does it before it is merged, on its own
   // thread, so that merging copies each pass's resources once per part.
   void compact();
-  size_t passCount() const { return passes_.size(); }
   FrameGraph finish();
 
  private:

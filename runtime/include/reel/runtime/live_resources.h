@@ -4,6 +4,8 @@
 // live resource's descriptor (and a shader's code) from here, its current contents from the device.
 
 #include <cstdint>
+#include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -53,6 +55,18 @@ class LiveResources {
   size_t count() const;
   // The live resource of that kind and handle (generation included); null when none is.
   const Entry* find(ResourceKind kind, uint32_t handle) const;
+  // Its create packet as `Create` (cmd::CreateTexture, ...): nothing when none is live or the packet is
+  // not a `Create`.
+  template <typename Create>
+  std::optional<Create> createPacket(ResourceKind kind, uint32_t handle) const {
+    const Entry* entry = find(kind, handle);
+    if (!entry || entry->createType != Create::kType || entry->payload.size() != sizeof(Create)) {
+      return std::nullopt;
+    }
+    Create create;
+    std::memcpy(&create, entry->payload.data(), sizeof create);
+    return create;
+  }
 
  private:
   std::vector<Entry> byKind_[static_cast<size_t>(ResourceKind::Count)];
