@@ -40,14 +40,10 @@ RunResult runReelWith(const std::string& prefix, const std::string& args) {
   const std::string command = (prefix.empty() ? "" : prefix + " ") + std::string(REEL_CLI_PATH) + " " + args +
                               " >" + outPath.string() + " 2>" + errPath.string();
   RunResult result;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const int status = std::system(command.c_str());
-    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = slurp(outPath);
-    result.err = slurp(errPath);
-    // A prefix of xvfb-run that failed after reel ran lost reel's own exit status: run again, once.
-    if (!xvfbRunFailedAfterTheCommand(result.exitCode, result.err)) break;
-  }
+  const int status = std::system(command.c_str());
+  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = slurp(outPath);
+  result.err = slurp(errPath);
   return result;
 }
 

@@ -147,9 +147,7 @@ CommandResult runCommand(const std::string& commandLine) {
 }
 
 CommandResult runUnderXvfb(const std::string& xvfb, const std::string& arguments) {
-  CommandResult r = runCommand(xvfb + " " + arguments);
-  if (test::xvfbRunFailedAfterTheCommand(r.exitCode, r.output)) r = runCommand(xvfb + " " + arguments);
-  return r;
+  return runCommand(xvfb + " " + arguments);
 }
 
 namespace {

@@ -55,8 +55,7 @@ struct CommandResult {
 // Runs a shell command line, capturing what it prints.
 CommandResult runCommand(const std::string& commandLine);
 using test::findXvfbRun;
-// `xvfb` (findXvfbRun) followed by `arguments`, run as runCommand runs it, and again once where xvfb-run
-// itself failed after the command (test::xvfbRunFailedAfterTheCommand).
+// `xvfb` (findXvfbRun) followed by `arguments`, run as runCommand runs it.
 CommandResult runUnderXvfb(const std::string& xvfb, const std::string& arguments);
 
 // Minimal reading of the flat JSON reel-viewer writes: a number, a string or an object's text by key.
