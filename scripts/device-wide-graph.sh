@@ -2,17 +2,18 @@
 # The render graph in wide frames on the GPU machine (../shared/device/README.md): the golden suite with
 # every frame cut into jobs of 8 keys on 8 render workers, validation (synchronization included) on,
 # with the device's queues and with one; the `deferred_transient` golden trace on one worker and wide,
-# with what its transient targets' sharing saves each way and the images compared; a 1920x1080
-# `deferred` capture replayed on every core, one worker against 16, for the memory sharing saves in the
-# frames as they are cut by default, and its first two frames wide with validation on (its start uploads
-# on the transfer queue); and what building the graph costs the sweep of a 100k-key frame
+# with what its transient targets' sharing saves each way, the attachments stored DONT_CARE and the
+# images compared; a 1920x1080 `deferred` capture replayed on every core, one worker against 16, for the
+# memory sharing saves in the frames as they are cut by default, and its first two frames wide with
+# validation on (its start uploads on the transfer queue); and what building the graph costs the sweep of
+# a 100k-key frame
 # (BM_SweepStress, 16 workers, medians of 3). Each step's exit code is in OUT/summary.txt; OUT/wide.tgz
 # holds the outputs. Run from the repository root:
 #   bash scripts/device-wide-graph.sh BIN OUT
 set -uo pipefail
 source "$(dirname "$0")/device-env.sh"
 
-# The device_memory and queues of a `reel replay --json` output (after its log lines).
+# The device_memory, queues and render_passes of a `reel replay --json` output (after its log lines).
 memory() {
   python3 - "$1" <<'PY' | tee -a "$out/summary.txt"
 import json, sys
@@ -20,8 +21,11 @@ text = open(sys.argv[1]).read()
 d = json.loads(text[text.index("{"):])
 m = d["device_memory"]
 q = d["queues"]
+p = d["render_passes"]
 print("  transient_bytes %d, aliased_bytes_saved %d, barriers %d, transfer submits %d, device errors %d" %
       (m["transient_bytes"], m["aliased_bytes_saved"], q["barriers"], q["transfer_submits"], d["device_errors"]))
+print("  render passes begun %d, suspended %d, attachment stores discarded %d" %
+      (p["begun"], p["suspensions"], p["stores_discarded"]))
 PY
 }
 

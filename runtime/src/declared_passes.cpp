@@ -12,6 +12,7 @@ void DeclaredPasses::clear() {
   passes_.clear();
   starts_.clear();
   for (auto& reads : prologues_) reads.clear();
+  for (auto& attachments : discards_) attachments.clear();
   runsOn_.clear();
 }
 
@@ -22,6 +23,7 @@ std::string DeclaredPasses::declare(const cmd::DeclarePass& packet) {
   }
   passes_.push_back(packet.desc);
   if (prologues_.size() < passes_.size()) prologues_.resize(passes_.size());
+  if (discards_.size() < passes_.size()) discards_.resize(passes_.size());
   return {};
 }
 
@@ -46,13 +48,14 @@ QueueClass DeclaredPasses::queueOf(size_t pass) const {
   return d.target.isNull() ? d.queue : QueueClass::Graphics;
 }
 
-void DeclaredPasses::begin(Device& device, size_t pass) const {
+void DeclaredPasses::begin(Device& device, size_t pass, bool toItsEnd) const {
   const PassDesc& d = passes_[pass];
   // A pass that draws runs where drawing can; one without a target may go where it prefers.
   const QueueClass queue = queueOf(pass);
   if (queues_ && queue != QueueClass::Graphics) device.preferQueue(queue);
   if (d.target.isNull()) return;
   if (!prologues_[pass].empty()) device.prepareReads(prologues_[pass]);
+  if (toItsEnd && !discards_[pass].empty()) device.discardAtPassEnd(discards_[pass]);
   cmd::BeginRenderPass begin{};
   begin.target = d.target;
   begin.colorLoad = d.colorLoad;
@@ -88,8 +91,8 @@ void DeclaredPasses::end(Device& device, size_t pass) const {
   dispatchPacket(device, CommandType::EndRenderPass, &end, PacketContext{});
 }
 
-PassCursor::PassCursor(const DeclaredPasses& passes, Device& device, size_t first)
-    : passes_(passes), device_(device) {
+PassCursor::PassCursor(const DeclaredPasses& passes, Device& device, size_t first, size_t end)
+    : passes_(passes), device_(device), end_(end) {
   const size_t count = passes.count();
   // Passes that begin before `first` were begun by earlier jobs (an empty one at `first` is this job's).
   while (toBegin_ < count && passes.start(toBegin_) < first) ++toBegin_;
@@ -103,6 +106,10 @@ void PassCursor::findNext() {
   if (toBegin_ < passes_.count()) next_ = std::min(next_, passes_.start(toBegin_));
 }
 
+bool PassCursor::ends(size_t pass) const {
+  return passes_.start(pass + 1) <= end_;
+}
+
 void PassCursor::at(size_t position) {
   if (open_ != DeclaredPasses::kNone && passes_.start(open_ + 1) == position) {
     passes_.end(device_, open_);
@@ -110,7 +117,7 @@ void PassCursor::at(size_t position) {
   }
   while (toBegin_ < passes_.count() && passes_.start(toBegin_) == position) {
     const size_t pass = toBegin_++;
-    passes_.begin(device_, pass);
+    passes_.begin(device_, pass, ends(pass));
     if (passes_.start(pass + 1) != position) {
       open_ = pass;
       break;

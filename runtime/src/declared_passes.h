@@ -48,6 +48,11 @@ class DeclaredPasses {
 
   // What the pass reads and does not write, handed to Device::prepareReads before it begins (empty: none).
   void setPrologue(size_t pass, std::vector<GraphResource> reads) { prologues_[pass] = std::move(reads); }
+  // Its attachments that nothing needs after it, handed to Device::discardAtPassEnd when a begin runs the
+  // pass to its end (empty: none).
+  void setDiscards(size_t pass, std::vector<GraphResource> attachments) {
+    discards_[pass] = std::move(attachments);
+  }
 
   // Whether begin() hands the device each pass's preferred queue (Device::preferQueue): frames translated
   // on the render thread only.
@@ -60,13 +65,15 @@ class DeclaredPasses {
   }
 
   QueueClass queueOf(size_t pass) const;
-  void begin(Device& device, size_t pass) const;
+  // `toItsEnd`: the thread that begins the pass also ends it (its whole remainder is this thread's).
+  void begin(Device& device, size_t pass, bool toItsEnd) const;
   void end(Device& device, size_t pass) const;
 
  private:
   std::vector<PassDesc> passes_;
   std::vector<size_t> starts_;                         // count() + 1 entries once located
   std::vector<std::vector<GraphResource>> prologues_;  // by pass (capacity kept between frames)
+  std::vector<std::vector<GraphResource>> discards_;   // likewise
   bool queues_ = false;
   static constexpr auto kUnplaced = static_cast<QueueClass>(0xFF);
   std::vector<QueueClass> runsOn_;  // by pass, this frame (kUnplaced: no graph)
@@ -75,19 +82,24 @@ class DeclaredPasses {
 // One translating thread's walk over the pass boundaries of its keys.
 class PassCursor {
  public:
-  PassCursor(const DeclaredPasses& passes, Device& device, size_t first);
+  // The thread translates the keys [first, end).
+  PassCursor(const DeclaredPasses& passes, Device& device, size_t first, size_t end);
   // The pass open across `first`, begun by an earlier job: kNone when the range starts outside one.
   size_t resumed() const { return open_; }
   // The next key position at which a pass begins or ends; kNone when none follows.
   size_t nextEvent() const { return next_; }
   // Dispatches the events at `position` (ends, then empty passes, then a begin), in pass order.
   void at(size_t position);
+  // Whether this thread ends `pass`: its keys end by `end` (a pass open at a job's end is ended there,
+  // Device::endJob, and the next job does not begin it again when none of its keys are left).
+  bool ends(size_t pass) const;
 
  private:
   void findNext();
 
   const DeclaredPasses& passes_;
   Device& device_;
+  size_t end_;
   size_t open_ = DeclaredPasses::kNone;
   size_t toBegin_ = 0;  // the first pass not begun yet
   size_t next_ = DeclaredPasses::kNone;

@@ -43,6 +43,7 @@ struct CommandRole {
   // The least a queue must do to run it: Vulkan runs draws, passes and blits on graphics queues only,
   // dispatches on compute queues too, other transfers on any.
   QueueClass needs;
+  bool outsideRendering;            // a dispatch or a transfer: rendering stops for it
   std::vector<MemoryField> fields;  // a bind's or a transfer's single buffer or texture handles
 };
 const CommandRole& roleOf(CommandType type) {
@@ -59,6 +60,8 @@ const CommandRole& roleOf(CommandType type) {
       role.needs = graphicsOnly                              ? QueueClass::Graphics
                    : s.category == CommandCategory::Dispatch ? QueueClass::AsyncCompute
                                                              : QueueClass::Transfer;
+      role.outsideRendering =
+          s.category == CommandCategory::Dispatch || s.category == CommandCategory::Transfer;
       // Binds read (and may write) what they bind, transfers read their source and write the rest.
       if (s.category != CommandCategory::SetState && s.category != CommandCategory::Transfer) continue;
       for (const FieldInfo& f : info.fields) {
@@ -81,7 +84,10 @@ void require(GraphPass& pass, QueueClass needs) {
 }  // namespace
 
 FrameGraphBuilder::FrameGraphBuilder(std::span<const PassDesc> passes, TargetLookup targetOf)
-    : targetOf_(std::move(targetOf)), passes_(passes.size()), graphics_(passes.size()) {
+    : targetOf_(std::move(targetOf)),
+      passes_(passes.size()),
+      order_(passes.size()),
+      graphics_(passes.size()) {
   for (size_t p = 0; p < passes.size(); ++p) {
     graphics_[p] = !passes[p].target.isNull();
     if (graphics_[p]) passes_[p].needs = QueueClass::Graphics;
@@ -104,8 +110,18 @@ void FrameGraphBuilder::addTarget(GraphPass& pass, RenderTargetHandle target, Lo
 }
 
 void FrameGraphBuilder::add(uint32_t pass, CommandType type, std::span<const std::byte> payload) {
+  const uint64_t position = next_++;
   if (type >= CommandType::Count || payload.size() != commandInfo(type).size) return;
-  addPacket(pass, type, payload.data());
+  addPacket(pass, position, type, payload.data());
+}
+
+void FrameGraphBuilder::order(uint32_t pass, uint64_t position, bool draw) {
+  Order& o = order_[pass];
+  if (draw) {
+    o.firstDraw = std::min(o.firstDraw, position);
+  } else {
+    o.interruptionEnd = std::max(o.interruptionEnd, position + 1);
+  }
 }
 
 void FrameGraphBuilder::addUnique(uint32_t pass, bool write, GraphResource r) {
@@ -121,13 +137,18 @@ void FrameGraphBuilder::addUnique(uint32_t pass, bool write, GraphResource r) {
   (write ? p.writes : p.reads).push_back(r);
 }
 
-void FrameGraphBuilder::addPacket(uint32_t pass, CommandType type, const std::byte* payload) {
+void FrameGraphBuilder::addPacket(uint32_t pass, uint64_t position, CommandType type,
+                                  const std::byte* payload) {
   if (pass >= passes_.size() || type >= CommandType::Count) return;
   const CommandRole& role = roleOf(type);
   GraphPass& p = passes_[pass];
   ++p.packets;
   require(p, role.needs);
+  if (role.category == CommandCategory::Draw || role.outsideRendering)
+    order(pass, position, !role.outsideRendering);
+  if (role.category == CommandCategory::EndPass) p.interrupted = true;
   if (role.category == CommandCategory::BeginPass) {
+    p.interrupted = true;
     cmd::BeginRenderPass begin;
     if (type == CommandType::BeginRenderPass) {
       std::memcpy(&begin, payload, sizeof begin);
@@ -156,14 +177,16 @@ bool FrameGraphBuilder::isPlain(CommandType type, QueueClass& needs) {
   if (type >= CommandType::Count) return false;
   const CommandRole& role = roleOf(type);
   needs = role.needs;
-  return role.fields.empty() && role.category != CommandCategory::BeginPass;
+  return role.fields.empty() && !role.outsideRendering && role.category != CommandCategory::BeginPass &&
+         role.category != CommandCategory::EndPass;
 }
 
-void FrameGraphBuilder::addPlain(uint32_t pass, uint64_t packets, QueueClass needs) {
+void FrameGraphBuilder::addPlain(uint32_t pass, uint64_t packets, QueueClass needs, uint64_t firstDraw) {
   if (pass >= passes_.size()) return;
   GraphPass& p = passes_[pass];
   p.packets += packets;
   require(p, needs);
+  if (firstDraw != UINT64_MAX) order(pass, firstDraw, true);
 }
 
 void FrameGraphBuilder::compact() {
@@ -181,6 +204,9 @@ void FrameGraphBuilder::merge(const FrameGraphBuilder& part) {
     p.writes.insert(p.writes.end(), q.writes.begin(), q.writes.end());
     p.packets += q.packets;
     require(p, q.needs);
+    p.interrupted = p.interrupted || q.interrupted;
+    order_[i].firstDraw = std::min(order_[i].firstDraw, part.order_[i].firstDraw);
+    order_[i].interruptionEnd = std::max(order_[i].interruptionEnd, part.order_[i].interruptionEnd);
   }
   for (const PendingTarget& t : part.pending_) {
     if (t.pass >= passes_.size()) continue;
@@ -203,6 +229,10 @@ QueueClass passQueue(const PassDesc& desc, const GraphPass& pass) {
 FrameGraph FrameGraphBuilder::finish() {
   FrameGraph graph;
   compact();
+  for (size_t p = 0; p < passes_.size(); ++p) {
+    const Order& o = order_[p];
+    if (o.firstDraw != UINT64_MAX && o.interruptionEnd > o.firstDraw + 1) passes_[p].interrupted = true;
+  }
   for (size_t b = 0; b < passes_.size(); ++b) {
     for (size_t a = 0; a < b; ++a) {
       const GraphPass &A = passes_[a], &B = passes_[b];
@@ -212,6 +242,7 @@ FrameGraph FrameGraphBuilder::finish() {
   }
   graph.passes = std::move(passes_);
   passes_.clear();
+  order_.clear();
   return graph;
 }
 

@@ -469,7 +469,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     if (graph) {
       FrameGraphBuilder builder = graphBuilder();
       walkGraph(view, builder);
-      applyGraph(builder.finish(), false);
+      applyGraph(builder.finish(), false, frame.stopAfterPackets != UINT64_MAX);
     }
     translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets,
                            merge ? &mergeCursors_[0] : nullptr, draws);
@@ -538,7 +538,7 @@ void Renderer::walkGraph(const FrameView& view, FrameGraphBuilder& builder) cons
   }
 }
 
-void Renderer::applyGraph(const FrameGraph& graph, bool wide) {
+void Renderer::applyGraph(const FrameGraph& graph, bool wide, bool stopped) {
   // graph.passes holds the declared passes and, last, the keys that name none: transient textures they
   // touch live up to the frame's end.
   const size_t declared = passes_->count();
@@ -558,6 +558,20 @@ void Renderer::applyGraph(const FrameGraph& graph, bool wide) {
   if (wide) {
     for (TransientLife& life : lives) life.graphicsOnly = true;
   }
+  // A transient attachment of the pass where its life ends is not needed after it, when rendering runs
+  // to the pass's end (a pass begun again after an interruption loads what the one before stored).
+  if (!stopped) {
+    std::vector<std::vector<GraphResource>> discards(declared);
+    for (const TransientLife& life : lives) {
+      if (life.last >= declared || passes_->descs()[life.last].target.isNull()) continue;
+      const GraphPass& g = graph.passes[life.last];
+      const GraphResource texture{ResourceKind::Texture, life.texture};
+      // A target pass with no interruption writes only its attachments.
+      if (!g.interrupted && std::binary_search(g.writes.begin(), g.writes.end(), texture))
+        discards[life.last].push_back(texture);
+    }
+    for (size_t p = 0; p < declared; ++p) passes_->setDiscards(p, std::move(discards[p]));
+  }
   device_.planTransients(lives, true);
 }
 
@@ -572,7 +586,7 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
       graph ? JobPlanner::GraphInput{graphPasses_, passes_->starts()} : JobPlanner::GraphInput{});
   if (graph) {
     planner_->mergeGraph(builder);
-    applyGraph(builder.finish(), true);
+    applyGraph(builder.finish(), true, false);
   }
   device_.beginJobs(jobs);
   clock.enter(FramePhase::Translate);
@@ -589,11 +603,12 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
       device_.enterJob(j);
       // The declared pass open across the job's start begins again where the single-threaded walk began
       // it: after the state recorded before it (which its begin resets), before the state recorded in it.
-      const size_t resumed = PassCursor(*passes_, device_, job.firstKey).resumed();
+      const PassCursor cursor(*passes_, device_, job.firstKey, job.endKey);
+      const size_t resumed = cursor.resumed();
       bool begun = resumed == DeclaredPasses::kNone;
       for (const FramePacketRef& ref : job.prefix) {
         if (!begun && ref.key >= passes_->start(resumed)) {
-          passes_->begin(device_, resumed);
+          passes_->begin(device_, resumed, cursor.ends(resumed));
           begun = true;
         }
         JobPlanner::visit(view, ref,
@@ -601,7 +616,7 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
                             dispatchPacket(device_, type, payload, context);
                           });
       }
-      if (!begun) passes_->begin(device_, resumed);
+      if (!begun) passes_->begin(device_, resumed, cursor.ends(resumed));
       device_.startJobRange();
       packets[j] = translate(view, job.firstKey, job.endKey, UINT64_MAX,
                              merge ? &mergeCursors_[thread] : nullptr, jobDraws[j]);
@@ -636,7 +651,7 @@ uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, ui
   uint64_t drawPackets = 0;
   if (merge) merge->reset();
   // Declared passes begin and end between keys (declared_passes.h); a frame without any has no event.
-  PassCursor passes(*passes_, device_, first);
+  PassCursor passes(*passes_, device_, first, end);
   bool stopped = false;
   for (size_t i = first; i < total; ++i) {
     if (count >= stopAfterPackets) {

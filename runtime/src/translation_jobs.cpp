@@ -159,10 +159,12 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
   // Packets that only count for their pass (FrameGraphBuilder::addPlain), added when the pass changes.
   uint32_t plain = 0;
   QueueClass plainNeeds = QueueClass::Transfer;
+  uint64_t plainFirstDraw = UINT64_MAX;
   auto addPlain = [&] {
-    if (plain != 0) sweeper.graph.addPlain(pass, plain, plainNeeds);
+    if (plain != 0) sweeper.graph.addPlain(pass, plain, plainNeeds, plainFirstDraw);
     plain = 0;
     plainNeeds = QueueClass::Transfer;
+    plainFirstDraw = UINT64_MAX;
   };
   auto set = [&](uint32_t scope, const Ref& ref) {
     sweeper.scopes[scope] = ref;
@@ -206,8 +208,10 @@ void JobPlanner::summarise(const FrameView& view, Segment& segment, Sweeper& swe
         if (t.graphPlain) {
           ++plain;
           plainNeeds = std::min(plainNeeds, t.graphNeeds);
+          if (t.category == CommandCategory::Draw && plainFirstDraw == UINT64_MAX)
+            plainFirstDraw = ref.order();
         } else {
-          sweeper.graph.addPacket(pass, static_cast<CommandType>(bh.type), stream.payload(body));
+          sweeper.graph.addPacket(pass, ref.order(), static_cast<CommandType>(bh.type), stream.payload(body));
         }
       }
       switch (t.category) {

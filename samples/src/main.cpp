@@ -49,8 +49,8 @@ void printStats(const reel::samples::RunResult& r) {
       "\"descriptor_pushes\": "
       "%llu,"
       " \"push_constant_calls\": %llu, \"redundant_binds_skipped\": %llu, \"barriers\": %llu,"
-      " \"render_passes\": %llu, \"render_pass_suspensions\": %llu, \"queues\": %u, \"compute_submits\": "
-      "%llu,"
+      " \"render_passes\": %llu, \"render_pass_suspensions\": %llu, \"stores_discarded\": %llu,"
+      " \"queues\": %u, \"compute_submits\": %llu,"
       " \"transfer_submits\": %llu, \"queue_waits\": %llu}}\n",
       r.device.name.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
       r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs, n, n > 0 ? packets / n : 0.0,
@@ -61,7 +61,8 @@ void printStats(const reel::samples::RunResult& r) {
       static_cast<unsigned long long>(s.pushConstantCalls),
       static_cast<unsigned long long>(s.redundantBindsSkipped), static_cast<unsigned long long>(s.barriers),
       static_cast<unsigned long long>(s.renderPasses),
-      static_cast<unsigned long long>(s.renderPassSuspensions), s.queues,
+      static_cast<unsigned long long>(s.renderPassSuspensions),
+      static_cast<unsigned long long>(s.storesDiscarded), s.queues,
       static_cast<unsigned long long>(s.computeSubmits), static_cast<unsigned long long>(s.transferSubmits),
       static_cast<unsigned long long>(s.queueWaits));
 }

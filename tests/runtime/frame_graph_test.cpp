@@ -142,6 +142,65 @@ TEST(FrameGraph, APassRunsOnTheQueueItPrefersWhenThatQueueCanRunAllOfItsCommands
   EXPECT_EQ(passQueue(graphics, graph.passes[1]), QueueClass::Graphics);
 }
 
+// Rendering stops for a dispatch or a transfer once a pass has drawn; before its first draw they run before
+// rendering begins. A BeginRenderPass or EndRenderPass packet inside a declared pass always interrupts it.
+// Parts built from positions (the sweep's segments) and merged in any order agree with one build.
+TEST(FrameGraph, APassIsInterruptedByADispatchOrTransferAfterItsFirstDrawOrByAPassPacket) {
+  std::vector<PassDesc> passes(6);
+  for (PassDesc& p : passes) p.target = RenderTargetHandle{1};
+  const cmd::Draw draw{};
+  const cmd::UpdateBuffer update{};
+  const cmd::Dispatch dispatch{};
+  const cmd::EndRenderPass end{};
+  const cmd::BindPipeline bind{};
+  struct Packet {
+    uint32_t pass;
+    CommandType type;
+    std::span<const std::byte> payload;
+  };
+  const std::vector<Packet> frame = {
+      {0, update.kType, bytes(update)},
+      {0, dispatch.kType, bytes(dispatch)},
+      {0, draw.kType, bytes(draw)},
+      {0, draw.kType, bytes(draw)},  // 0: transfers and dispatches before its draws
+      {1, draw.kType, bytes(draw)},
+      {1, update.kType, bytes(update)},  // 1: an update after a draw
+      {2, draw.kType, bytes(draw)},
+      {2, dispatch.kType, bytes(dispatch)},
+      {2, draw.kType, bytes(draw)},  // 2: a dispatch between draws
+      {3, bind.kType, bytes(bind)},
+      {3, end.kType, bytes(end)},        // 3: a pass packet
+      {4, update.kType, bytes(update)},  // 4: no draw at all
+      {5, draw.kType, bytes(draw)},
+      {5, bind.kType, bytes(bind)},  // 5: draws and state only
+  };
+  const bool expected[] = {false, true, true, true, false, false};
+
+  FrameGraphBuilder whole(passes, nullptr);
+  for (const Packet& p : frame) whole.add(p.pass, p.type, p.payload);
+  const FrameGraph one = whole.finish();
+  for (size_t p = 0; p < passes.size(); ++p)
+    EXPECT_EQ(one.passes[p].interrupted, expected[p]) << "pass " << p;
+
+  // The same packets in two parts (every other one), added at their positions, merged last part first.
+  FrameGraphBuilder parts[2] = {FrameGraphBuilder(passes, nullptr), FrameGraphBuilder(passes, nullptr)};
+  for (size_t i = 0; i < frame.size(); ++i) {
+    FrameGraphBuilder& part = parts[i % 2];
+    QueueClass needs;
+    if (FrameGraphBuilder::isPlain(frame[i].type, needs)) {
+      part.addPlain(frame[i].pass, 1, needs, frame[i].type == CommandType::Draw ? i : UINT64_MAX);
+    } else {
+      part.addPacket(frame[i].pass, i, frame[i].type, frame[i].payload.data());
+    }
+  }
+  FrameGraphBuilder merged(passes, nullptr);
+  merged.merge(parts[1]);
+  merged.merge(parts[0]);
+  const FrameGraph two = merged.finish();
+  for (size_t p = 0; p < passes.size(); ++p)
+    EXPECT_EQ(two.passes[p].interrupted, expected[p]) << "pass " << p;
+}
+
 TEST(FrameGraph, TransientTexturesLiveFromTheirFirstPassToTheirLastAndAreDiscardableWhenWrittenFirst) {
   // Target 1 = G-buffer (textures 11, 12), 2 = bright (14), 3 = loads 15 (what an earlier frame left).
   std::map<uint32_t, RenderTargetDesc> targets;

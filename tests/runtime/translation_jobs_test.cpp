@@ -90,6 +90,16 @@ class JobDevice final : public Device {
     queueCalls.push_back({serial.size(), queue, false});
   }
   std::mutex queueMutex;
+  // Each discardAtPassEnd, as calls of type kDiscard (one per attachment, `head` its handle) among the
+  // packets, so that a test sees which begin it came before and whether the same job ended that pass.
+  static constexpr auto kDiscard = CommandType::Count;
+  void discardAtPassEnd(std::span<const GraphResource> attachments) override {
+    const uint32_t job = currentJob();
+    for (const GraphResource& a : attachments) {
+      const Call call{kDiscard, job != kNoJob && replaying[job] != 0, a.handle};
+      (job == kNoJob ? serial : jobs[job]).push_back(call);
+    }
+  }
 
  protected:
   void beginJob(uint32_t job) override {
@@ -699,6 +709,99 @@ TEST(DeclaredPasses, AWideFrameGetsTheGraphOneThreadBuilds) {
     EXPECT_EQ(b.discardable, a.discardable) << i;
     EXPECT_TRUE(b.graphicsOnly) << "a wide frame runs every pass on graphics";
   }
+}
+
+// Transient attachments are discarded (Device::discardAtPassEnd) at the pass where their life ends, only
+// when rendering runs to the pass's end: a copy before the pass's first draw does not stop that, one after
+// it does; an attachment read later in the frame, outside any pass included, or not transient is kept. In a
+// wide frame (passes of 300 keys across jobs of fewer) only the job that ends the pass is told, right
+// before the begin it replays or makes, and the next job does not go on with that pass. A frame kicked with
+// stopAfterPackets discards nothing.
+TEST(DeclaredPasses, TransientAttachmentsAreDiscardedWhereTheirLifeEndsAndRenderingRunsToTheEnd) {
+  using Call = JobDevice::Call;
+  struct Run {
+    std::vector<uint32_t> discarded;  // every attachment handed, in order
+    bool noneGoesOn = true;           // no pass told to discard went on in the next job
+    size_t jobs = 0;
+  };
+  auto run = [](uint32_t workers, uint64_t stopAfter) {
+    JobDevice device;
+    Renderer renderer(device, {.workers = workers});
+    ResourceContext& r = renderer.resources();
+    const auto texture = [&](bool transient) {
+      return r.createTexture({8, 8, 1, Format::RGBA8Unorm,
+                              texture_usage::kColorTarget | texture_usage::kSampled |
+                                  (transient ? texture_usage::kTransient : 0)});
+    };
+    const TextureHandle x = texture(true), y = texture(true), z = texture(true), w = texture(true),
+                        v = texture(false), u = texture(true);
+    const BufferHandle a = r.createBuffer({64, buffer_usage::kStorage, MemoryDomain::Device});
+    const BufferHandle b = r.createBuffer({64, buffer_usage::kStorage, MemoryDomain::Device});
+    std::vector<RenderTargetHandle> targets;
+    for (const TextureHandle t : {x, y, z, w, v, u}) {
+      RenderTargetDesc desc{};
+      desc.colorCount = 1;
+      desc.colors[0] = t;
+      targets.push_back(r.createRenderTarget(desc));
+    }
+    renderer.kick();  // the resources exist before the frame that uses them
+    renderer.flushAndWait();
+    std::vector<PassId> passes;
+    for (const RenderTargetHandle target : targets) {
+      PassDesc pass;
+      pass.target = target;
+      passes.push_back(r.declarePass("p", pass));
+    }
+    auto& bucket = renderer.createBucket<uint32_t>("b");
+    for (uint32_t k = 10; k < 310; ++k) {
+      for (const PassId& pass : passes) bucket.add<cmd::Draw>(pass, k).vertexCount = 3;
+    }
+    auto copy = [&](PassId pass, uint32_t key) {
+      auto& c = bucket.add<cmd::CopyBuffer>(pass, key);
+      c.source = a;
+      c.destination = b;
+    };
+    copy(passes[2], 0);                                      // before z's pass draws
+    bucket.add<cmd::BindTexture>(passes[2], 1).texture = x;  // x is read after its own pass
+    copy(passes[3], 100000);                                 // after w's pass drew
+    bucket.add<cmd::BindTexture>(5).texture = u;             // outside any pass, after u's
+    renderer.kick({.stopAfterPackets = stopAfter});
+    renderer.flushAndWait();
+    Run result;
+    result.jobs = device.jobs.size();
+    // The pass begun after each discard: its target (a BeginRenderPass's first field), and whether the
+    // next job begins it again (it went on there).
+    auto walk = [&](const std::vector<Call>& calls, const std::vector<Call>* next) {
+      for (size_t i = 0; i < calls.size(); ++i) {
+        if (calls[i].type != JobDevice::kDiscard) continue;
+        result.discarded.push_back(static_cast<uint32_t>(calls[i].head));
+        auto begin = std::find_if(calls.begin() + i, calls.end(),
+                                  [](const Call& c) { return c.type == CommandType::BeginRenderPass; });
+        if (begin == calls.end()) {
+          result.noneGoesOn = false;
+          continue;
+        }
+        if (next && std::any_of(next->begin(), next->end(), [&](const Call& c) {
+              return c.replayed && c.type == CommandType::BeginRenderPass && c.head == begin->head;
+            }))
+          result.noneGoesOn = false;
+      }
+    };
+    walk(device.serial, nullptr);
+    for (size_t j = 0; j < device.jobs.size(); ++j)
+      walk(device.jobs[j], j + 1 < device.jobs.size() ? &device.jobs[j + 1] : nullptr);
+    return std::pair(result, std::vector<uint32_t>{y.value, z.value});
+  };
+  const auto [serial, expected] = run(1, UINT64_MAX);
+  EXPECT_EQ(serial.jobs, 0u);
+  EXPECT_EQ(serial.discarded, expected) << "y at its pass, z after a copy before its draws; not x, w, v or u";
+  EXPECT_TRUE(serial.noneGoesOn);
+  const auto [wide, same] = run(4, UINT64_MAX);
+  ASSERT_GT(wide.jobs, 2u) << "the frame went wide";
+  EXPECT_EQ(wide.discarded, same) << "each once, by the job that ends its pass";
+  EXPECT_TRUE(wide.noneGoesOn) << "only the job that ends a pass is told";
+  const auto [stopped, unused] = run(1, 1000000);
+  EXPECT_TRUE(stopped.discarded.empty()) << "a frame stopped after N packets keeps what it drew";
 }
 
 }  // namespace

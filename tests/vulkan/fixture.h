@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "reel/runtime/renderer.h"
-#include "vulkan_device_impl.h"
 #include "reel/samples/spirv.h"
+#include "vulkan_device_impl.h"
 #include "vulkan_test_env.h"
 
 namespace reel::test {
@@ -133,10 +133,10 @@ class VulkanTest : public ::testing::Test {
     if (clear) std::memcpy(begin.clearColor, clear, sizeof begin.clearColor);
     begin.clearDepth = 1.0f;
   }
-  // A sprite: pipeline, texture (white when null), push constants, draw; all under `key`.
+  // A sprite: pipeline, texture (white when null), push constants, draw; all under `key` (of `pass`).
   void drawSprite(uint32_t key, PipelineHandle pipeline, const SpriteConstants& constants,
-                  TextureHandle texture = {}) {
-    auto& bind = bucket().add<cmd::BindPipeline>(key);
+                  TextureHandle texture = {}, PassId pass = {}) {
+    auto& bind = bucket().add<cmd::BindPipeline>(pass, key);
     bind.pipeline = pipeline;
     auto& tex = bucket().append<cmd::BindTexture>(&bind);
     tex.texture = texture.isNull() ? white_ : texture;

@@ -121,6 +121,71 @@ TEST_F(VulkanTest, ACopyInsideAPassSuspendsAndResumesIt) {
   EXPECT_EQ(std::to_integer<uint32_t>((*bytes)[0]), 7u);
 }
 
+// A transient target nothing reads after its declared pass is stored DONT_CARE (Device::discardAtPassEnd),
+// and only while nothing interrupts the pass after its first draw: an update between its draws keeps it
+// (stored, and the pass resumes); a copy out of it before its first draw (which begins rendering for the
+// clear the copy must see, then stops) keeps it too. The frame's image is drawn right in each case, and
+// no device or validation error comes (TearDown).
+TEST_F(VulkanTest, ATransientTargetNothingReadsLaterIsDiscardedOnlyWhenItsPassRunsThrough) {
+  createSpriteShaders();
+  const PipelineHandle pipeline = spritePipeline();
+  const TextureHandle scratch =
+      resources().createTexture({.width = 16,
+                                 .height = 16,
+                                 .mipLevels = 1,
+                                 .format = Format::RGBA8Unorm,
+                                 .usage = texture_usage::kColorTarget | texture_usage::kSampled |
+                                          texture_usage::kTransient | texture_usage::kTransferSrc});
+  RenderTargetDesc scratchDesc{};
+  scratchDesc.colorCount = 1;
+  scratchDesc.colors[0] = scratch;
+  const RenderTargetHandle scratchTarget = resources().createRenderTarget(scratchDesc);
+  const Target image = makeTarget(16, 16);
+  const TextureHandle copy = makeTarget(16, 16).color;
+  const BufferHandle buffer = resources().createBuffer({.size = 64, .usage = buffer_usage::kUniform});
+  frame();
+
+  enum class Between { Nothing, UpdateAfterADraw, CopyBeforeTheDraws };
+  auto run = [&](Between between) {
+    const VulkanDeviceStats before = device().stats();
+    const float grey[4] = {0.5f, 0.5f, 0.5f, 1};
+    PassDesc first;
+    first.target = scratchTarget;
+    std::memcpy(first.clearColor, grey, sizeof grey);
+    const PassId scratchPass = resources().declarePass("scratch", first);
+    PassDesc second;
+    second.target = image.target;
+    std::memcpy(second.clearColor, grey, sizeof grey);
+    const PassId imagePass = resources().declarePass("image", second);
+    if (between == Between::CopyBeforeTheDraws) {
+      auto& c = bucket().add<cmd::CopyTexture>(scratchPass, 0);
+      c.source = scratch;
+      c.destination = copy;
+      c.width = c.height = 16;
+    }
+    drawSprite(1, pipeline, {{-0.5f, 0, 1, 1}, {0, 1, 0, 1}, {0, 0, 0, 0}}, {}, scratchPass);
+    if (between == Between::UpdateAfterADraw) {
+      const uint32_t word = 7;
+      bucket().addWithData<cmd::UpdateBuffer>(scratchPass, 2, &word, 4).buffer = buffer;
+    }
+    drawSprite(3, pipeline, {{0.5f, 0, 1, 1}, {0, 0, 1, 1}, {0, 0, 0, 0}}, {}, scratchPass);
+    drawSprite(1, pipeline, {{0, 0, 1, 1}, {1, 0, 0, 1}, {0, 0, 0, 0}}, {}, imagePass);
+    frame();
+    const VulkanDeviceStats after = device().stats();
+    auto texels = readTexture(image.color);
+    EXPECT_TRUE(texels.ok() && pixel(*texels, 16, 8, 8) == rgba8(255, 0, 0) &&
+                pixel(*texels, 16, 0, 0) == rgba8(128, 128, 128));
+    return std::pair(after.storesDiscarded - before.storesDiscarded,
+                     after.renderPassSuspensions - before.renderPassSuspensions);
+  };
+  EXPECT_EQ(run(Between::Nothing), std::pair(uint64_t{1}, uint64_t{0}));
+  EXPECT_EQ(run(Between::UpdateAfterADraw), std::pair(uint64_t{0}, uint64_t{1}));
+  EXPECT_EQ(run(Between::CopyBeforeTheDraws), std::pair(uint64_t{0}, uint64_t{1}));
+  auto copied = readTexture(copy);
+  ASSERT_TRUE(copied.ok());
+  EXPECT_EQ(pixel(*copied, 16, 8, 8), rgba8(128, 128, 128)) << "the copy saw the pass's clear";
+}
+
 // Render to a texture, then sample it in the next pass: the layout transitions and barriers come from the
 // uses alone.
 TEST_F(VulkanTest, RenderToTextureThenSampleIt) {

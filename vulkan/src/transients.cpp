@@ -63,6 +63,14 @@ Result<void> VulkanDeviceImpl::rebindTexture(vk::Texture& texture, std::shared_p
 
 void VulkanDeviceImpl::planTransients(std::span<const TransientLife> lives, bool known) {
   if (!frameRecording() || lost_) return;
+  readBackThisFrame_.clear();
+  {
+    std::lock_guard lock(sharedMutex_);
+    for (const ReadbackRequest& request : readbackRequests_) {
+      if (request.frame <= frame_) readBackThisFrame_.push_back(request.texture.value);
+    }
+  }
+  std::sort(readBackThisFrame_.begin(), readBackThisFrame_.end());
   struct Shareable {
     vk::Texture* texture;
     TransientLife life;

@@ -157,7 +157,9 @@ bool VulkanDeviceImpl::ensureRendering(Recorder& r) {
     colors[i].imageView = r.pass.colors[i]->attachmentView.get();
     colors[i].imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
     colors[i].loadOp = loadOp(r.pass.colorLoad, resume);
-    colors[i].storeOp = VK_ATTACHMENT_STORE_OP_STORE;  // a target may be sampled, read back or captured later
+    // A target may be sampled, read back or captured later, unless the graph says nothing needs it.
+    colors[i].storeOp =
+        r.pass.discards & (1u << i) ? VK_ATTACHMENT_STORE_OP_DONT_CARE : VK_ATTACHMENT_STORE_OP_STORE;
     colors[i].clearValue.color = r.pass.clearColor;
   }
   auto depth = vk::make<VkRenderingAttachmentInfo>(VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO);
@@ -165,7 +167,8 @@ bool VulkanDeviceImpl::ensureRendering(Recorder& r) {
     depth.imageView = r.pass.depth->attachmentView.get();
     depth.imageLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
     depth.loadOp = loadOp(r.pass.depthLoad, resume);
-    depth.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    depth.storeOp = r.pass.discards & Pass::kDiscardDepth ? VK_ATTACHMENT_STORE_OP_DONT_CARE
+                                                          : VK_ATTACHMENT_STORE_OP_STORE;
     depth.clearValue.depthStencil = {r.pass.clearDepth, r.pass.clearStencil};
   }
   auto info = vk::make<VkRenderingInfo>(VK_STRUCTURE_TYPE_RENDERING_INFO);
@@ -180,10 +183,18 @@ bool VulkanDeviceImpl::ensureRendering(Recorder& r) {
   r.pass.rendering = true;
   r.pass.begun = true;
   ++r.stats->renderPasses;
+  r.stats->storesDiscarded += std::popcount(r.pass.discards);
   return true;
 }
 
 void VulkanDeviceImpl::suspendRendering(Recorder& r) {
+  // The renderer discards only where rendering runs to the pass's end (Device::discardAtPassEnd): an
+  // interruption now would lose what the pass drew so far, so it is reported, never silent.
+  if (r.pass.discards) {
+    reportError("frame " + std::to_string(frame_) + ": the render pass into " + formatHandle(r.pass.handle) +
+                " was interrupted after its attachments were begun with VK_ATTACHMENT_STORE_OP_DONT_CARE; "
+                "what it drew before is undefined");
+  }
   fns_->t.vkCmdEndRendering(r.cmd);
   r.pass.rendering = false;
   ++r.stats->renderPassSuspensions;
@@ -198,7 +209,11 @@ void VulkanDeviceImpl::leaveRendering(Recorder& r, const vk::Texture* touched1, 
       touches |= r.pass.colors[i] == touched1 || r.pass.colors[i] == touched2;
     }
     touches |= r.pass.depth && (r.pass.depth == touched1 || r.pass.depth == touched2);
-    if (touches) ensureRendering(r);
+    if (touches) {
+      // Rendering begins here only to stop again: what it stores is read, so nothing is discarded.
+      r.pass.discards = 0;
+      ensureRendering(r);
+    }
   }
   if (r.pass.rendering) suspendRendering(r);
 }
@@ -218,6 +233,17 @@ void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
   }
 }
 
+void VulkanDeviceImpl::discardAtPassEnd(std::span<const GraphResource> attachments) {
+  Recorder& r = rec();
+  r.discardNext.clear();
+  for (const GraphResource& g : attachments) {
+    // A texture read back after the frame keeps its contents.
+    if (g.kind == ResourceKind::Texture &&
+        !std::binary_search(readBackThisFrame_.begin(), readBackThisFrame_.end(), g.handle))
+      r.discardNext.push_back(g.handle);
+  }
+}
+
 void VulkanDeviceImpl::endPass(Recorder& r) {
   const bool clears =
       r.pass.colorLoad == LoadOp::Clear || (r.pass.depth && r.pass.depthLoad == LoadOp::Clear);
@@ -230,6 +256,8 @@ void VulkanDeviceImpl::execute(const cmd::BeginRenderPass& p, const PacketContex
   Recorder& r = rec();
   if (!beginSorted(r)) return;
   constexpr CommandType kType = CommandType::BeginRenderPass;
+  // discardAtPassEnd speaks of this pass only (and only when it runs to its end here).
+  const std::vector<uint32_t> discards = std::exchange(r.discardNext, {});
   if (r.pass.open) {
     reportPacket(kType, c, "a render pass is already open (EndRenderPass missing); it is closed first");
     endPass(r);
@@ -241,7 +269,11 @@ void VulkanDeviceImpl::execute(const cmd::BeginRenderPass& p, const PacketContex
     return reportPacket(kType, c, "unknown load op");
   }
   Pass pass;
+  auto discarded = [&](TextureHandle t) {
+    return std::find(discards.begin(), discards.end(), t.value) != discards.end();
+  };
   for (uint32_t i = 0; i < target->desc.colorCount; ++i) {
+    if (discarded(target->desc.colors[i])) pass.discards |= 1u << i;
     auto* slot = textures_.find(target->desc.colors[i]);
     if (!slot) {
       return reportPacket(kType, c,
@@ -251,6 +283,7 @@ void VulkanDeviceImpl::execute(const cmd::BeginRenderPass& p, const PacketContex
     pass.colors[i] = slot->get();
   }
   if (!target->desc.depth.isNull()) {
+    if (discarded(target->desc.depth)) pass.discards |= Pass::kDiscardDepth;
     auto* slot = textures_.find(target->desc.depth);
     if (!slot) {
       return reportPacket(kType, c,
@@ -1378,6 +1411,7 @@ void VulkanDeviceImpl::endJobs() {
     stats_.redundantBindsSkipped += js.redundantBindsSkipped;
     stats_.renderPasses += js.renderPasses;
     stats_.renderPassSuspensions += js.renderPassSuspensions;
+    stats_.storesDiscarded += js.storesDiscarded;
   }
   close(before);
   jobCount_ = 0;

@@ -251,6 +251,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
 
   // ---- transient textures (transients.cpp) ----
   void planTransients(std::span<const TransientLife> lives, bool known) override;
+  // The textures a readback request of the frame being recorded names, sorted (planTransients): their
+  // contents are wanted after the frame, so they are never discarded.
+  std::vector<uint32_t> readBackThisFrame_;
   // A new image for `texture`, bound to `shared` (null: memory of its own), with its views; the old ones
   // go to the frame's garbage. The contents are undefined.
   Result<void> rebindTexture(vk::Texture& texture, std::shared_ptr<vk::AliasMemory> shared);
@@ -315,6 +318,10 @@ class VulkanDeviceImpl final : public VulkanDevice {
     VkClearColorValue clearColor{};
     float clearDepth = 1.0f;
     uint32_t clearStencil = 0;
+    // Attachments stored DONT_CARE (Device::discardAtPassEnd): bit i for colors[i], kDiscardDepth for the
+    // depth; set only for a pass that rendering runs through to its end.
+    static constexpr uint8_t kDiscardDepth = 1u << 4;
+    uint8_t discards = 0;
   };
   // What the app has bound (desired) and what the command buffer last recorded (the MRU caches).
   struct Bound {
@@ -388,6 +395,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
     // Open DebugMarkerBegin labels, outermost first: a frame that moves to another command buffer (a
     // queue's segment, a mid-frame flush) ends them in the old one and begins them again in the new one.
     std::vector<DebugLabel> labels;
+    // discardAtPassEnd's attachments, for the next BeginRenderPass.
+    std::vector<uint32_t> discardNext;
     VulkanDeviceStats* stats = nullptr;
     // Jobs only.
     bool job = false;
@@ -420,6 +429,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // A declared pass's reads settled before it begins: their barriers go with the attachments' in the one
   // batch before vkCmdBeginRendering instead of interrupting the pass at the first draw that reads them.
   void prepareReads(std::span<const GraphResource> reads) override;
+  void discardAtPassEnd(std::span<const GraphResource> attachments) override;
   // Wide translation (Device's job interface).
   uint32_t jobCapacity() const override;
   void beginJobs(uint32_t count) override;

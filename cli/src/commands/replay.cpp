@@ -419,6 +419,12 @@ class ReplayCommand final : public Subcommand {
         queues.add("compute_submits", d.computeSubmits).add("transfer_submits", d.transferSubmits);
         queues.add("waits", d.queueWaits).add("barriers", d.barriers);
         summary.raw("queues", queues.str());
+        // vkCmdBeginRendering calls, those that go on with a pass an outside-rendering command
+        // interrupted, and attachments stored DONT_CARE (transient textures at their last pass).
+        JsonObject passes;
+        passes.add("begun", d.renderPasses).add("suspensions", d.renderPassSuspensions);
+        passes.add("stores_discarded", d.storesDiscarded);
+        summary.raw("render_passes", passes.str());
       }
       summary.raw("cpu_time", cpu.str());
       summary.raw("frames_replayed", "[" + frameJson + "]");

@@ -114,6 +114,18 @@ class Device {
     (void)reads;
   }
 
+  // Before a declared pass with a target begins (after prepareReads), on the thread that begins it: its
+  // attachments whose contents nothing needs after the pass (transient textures, texture_usage::kTransient,
+  // whose last pass in the frame this is), when the renderer knows from the frame's graph that the pass
+  // runs from here to its end on this thread with no command that interrupts rendering (GraphPass::
+  // interrupted; a wide frame's job that ends inside the pass is not told). Never for a frame stopped
+  // after N packets: what a debugging view stops on is kept. A device may leave those attachments'
+  // contents undefined at the pass's end (Vulkan: VK_ATTACHMENT_STORE_OP_DONT_CARE), which a tiling GPU
+  // then need not write to memory. Advisory, like prepareReads; applies to the next BeginRenderPass only.
+  virtual void discardAtPassEnd(std::span<const GraphResource> attachments) {
+    (void)attachments;
+  }
+
   // The queue class the declared pass about to begin prefers (PassDesc::queue), until the next call; the
   // renderer goes back to Graphics after a frame's last declared pass. A device with a queue of that class
   // may run there the commands that queue supports (dispatches on async compute, copies on transfer) and

@@ -50,6 +50,9 @@ struct GraphPass {
   // The least a queue must do to run the pass's commands: Transfer for copies and buffer updates only,
   // AsyncCompute once a dispatch is among them, Graphics for drawing, blits or a target.
   QueueClass needs = QueueClass::Transfer;
+  // Rendering cannot go on across one of its commands: a dispatch or a transfer after the pass's first
+  // draw (those before it run before rendering begins), or a BeginRenderPass / EndRenderPass packet.
+  bool interrupted = false;
 };
 
 // The queue a pass runs on, on a device with a queue of every class (Device::preferQueue): the queue
@@ -103,15 +106,17 @@ class FrameGraphBuilder {
   // Without `targetOf` the builder is a part of a frame's build (see merge): a BeginRenderPass packet's
   // target is kept to be looked up where the part is merged.
   FrameGraphBuilder(std::span<const PassDesc> passes, TargetLookup targetOf);
-  // One sorted packet of pass `pass`, as this build's command; packets of other passes are ignored.
+  // The next sorted packet, of pass `pass`, as this build's command; packets of other passes are ignored.
   void add(uint32_t pass, CommandType type, std::span<const std::byte> payload);
-  // The same for a packet known to be well formed (`payload` holds the command's whole struct), as the
-  // renderer's own streams hold them.
-  void addPacket(uint32_t pass, CommandType type, const std::byte* payload);
-  // Whether packets of `type` only count for their pass (they bind, transfer and begin nothing), and
-  // what they need of a queue: the sweep adds those in bulk, `packets` of pass `pass` at a time.
+  // A packet known to be well formed (`payload` holds the command's whole struct), as the renderer's own
+  // streams hold them, at `position` in the frame's sorted order (positions ascend along it; a part's
+  // packets may come in any order).
+  void addPacket(uint32_t pass, uint64_t position, CommandType type, const std::byte* payload);
+  // Whether packets of `type` only count for their pass (they bind, transfer, interrupt and begin
+  // nothing; draws among them), and what they need of a queue: the sweep adds those in bulk, `packets` of
+  // pass `pass` at a time, with the position of the first draw among them (UINT64_MAX: none).
   static bool isPlain(CommandType type, QueueClass& needs);
-  void addPlain(uint32_t pass, uint64_t packets, QueueClass needs);
+  void addPlain(uint32_t pass, uint64_t packets, QueueClass needs, uint64_t firstDraw);
   // The packets a part (a builder over the same passes, made without a target lookup) was given, as if
   // they had been added here: parts of one frame built on several threads (the translation sweep's
   // segments), merged in any order.
@@ -130,8 +135,18 @@ class FrameGraphBuilder {
     RenderTargetHandle target;
     LoadOp colorLoad, depthLoad;
   };
+  // Per pass, where rendering begins and the last command it cannot go on across (GraphPass::interrupted;
+  // finish() compares them).
+  struct Order {
+    uint64_t firstDraw = UINT64_MAX;
+    uint64_t interruptionEnd = 0;  // one past the last dispatch or transfer's position; 0: none
+  };
+  void order(uint32_t pass, uint64_t position, bool draw);
+
   TargetLookup targetOf_;
   std::vector<GraphPass> passes_;
+  std::vector<Order> order_;            // by pass
+  uint64_t next_ = 0;                   // add()'s position
   std::vector<uint8_t> graphics_;       // per pass: it has a target
   std::vector<PendingTarget> pending_;  // a part's BeginRenderPass targets
   static constexpr uint32_t kSeenBits = 6;

@@ -226,16 +226,17 @@ class Renderer {
   uint64_t translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,
                      InstanceMergeCursor* merge, DrawCounts& draws);
   // A frame with declared passes: its render graph (frame_graph.h) gives each pass with a target what it
-  // reads and does not write (Device::prepareReads at its begin), each pass the queue it runs on
-  // (passQueue; frames translated on one thread) and the device the lives of the frame's transient
-  // textures (Device::planTransients). A wide frame's graph comes from the sweep's segments (JobPlanner);
-  // a frame translated on one thread walks its packets for it, when it has at most kPassReadsMaxKeys keys
-  // (a larger one does not walk its packets twice).
+  // reads and does not write (Device::prepareReads at its begin) and the transient attachments nothing
+  // needs after it (Device::discardAtPassEnd; not in a frame `stopped` after N packets), each pass the
+  // queue it runs on (passQueue; frames translated on one thread) and the device the lives of the frame's
+  // transient textures (Device::planTransients). A wide frame's graph comes from the sweep's segments
+  // (JobPlanner); a frame translated on one thread walks its packets for it, when it has at most
+  // kPassReadsMaxKeys keys (a larger one does not walk its packets twice).
   static constexpr size_t kPassReadsMaxKeys = 4096;
   // The builder for this frame's graph: the declared passes, then one more for the keys naming none.
   FrameGraphBuilder graphBuilder();
   void walkGraph(const FrameView& view, FrameGraphBuilder& builder) const;
-  void applyGraph(const FrameGraph& graph, bool wide);
+  void applyGraph(const FrameGraph& graph, bool wide, bool stopped);
   // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.
   uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing,
                          bool merge, DrawCounts& draws, bool graph);

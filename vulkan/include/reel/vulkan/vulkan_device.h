@@ -106,6 +106,9 @@ struct VulkanDeviceStats {
   uint64_t barriers = 0;               // buffer + image barriers recorded
   uint64_t renderPasses = 0;           // vkCmdBeginRendering calls
   uint64_t renderPassSuspensions = 0;  // a pass ended early for a barrier or an outside-rendering command
+  // Attachments begun with VK_ATTACHMENT_STORE_OP_DONT_CARE: transient textures at their last pass
+  // (Device::discardAtPassEnd), whose contents nothing needs after it.
+  uint64_t storesDiscarded = 0;
   uint64_t pipelinesCreated = 0;
   uint64_t pipelinesShared = 0;  // CreatePipeline answered by an equal existing pipeline
   // Bytes of the pipelineCachePath file handed to the driver's pipeline cache at creation (0: no file,
