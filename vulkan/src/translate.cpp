@@ -223,6 +223,10 @@ void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
   // Between passes; not for a pass a job begins again where it starts (replaying): its reads were settled
   // where it began, and they are first uses in the job, whose barriers go before the job.
   if (r.cmd == VK_NULL_HANDLE || r.replaying || r.pass.rendering) return;
+  // A pass with a target runs on the graphics queue: its reads are settled there, not in the segment of a
+  // queue the frame's requests or the pass before left (where the pass's draws would find them unsettled
+  // and, once rendering began, interrupt it for the barriers).
+  onQueue(r, vk::QueueKind::Graphics);
   for (const GraphResource& g : reads) {
     if (g.kind == ResourceKind::Buffer) {
       // A stale handle is skipped: the command that reads it reports it.
