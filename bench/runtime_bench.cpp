@@ -18,6 +18,7 @@
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/radix_sort.h"
 #include "reel/runtime/renderer.h"
+#include "reel/runtime/silent_device.h"
 #include "reel/runtime/worker_pool.h"
 
 namespace reel {
@@ -521,22 +522,9 @@ BENCHMARK(BM_TranslateStress)
 
 // A device that takes translation jobs and does nothing with their packets: what is timed is the
 // renderer's sweep, not translation.
-class WideNullDevice final : public Device {
+class WideNullDevice final : public SilentDevice {
  public:
-  const char* name() const override { return "wide null"; }
-  DeviceInfo info() const override { return {"wide null", "reel bench", "0", "null"}; }
-  void beginFrame(uint64_t) override {}
-  void endFrame(uint64_t) override {}
-  void waitIdle() override {}
-  Result<std::vector<std::byte>> readBuffer(BufferHandle) override { return fail("wide null device"); }
-  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override {
-    return fail("wide null device");
-  }
-  uint32_t jobCapacity() const override { return kMaxRenderWorkers; }
-#define REEL_COMMAND(Name, Semantics, ...) \
-  void execute(const cmd::Name&, const PacketContext&) override {}
-#include "reel/runtime/commands.inc"
-#undef REEL_COMMAND
+  WideNullDevice() : SilentDevice("wide null") {}
 };
 
 class SweepTimes final : public FrameObserver {

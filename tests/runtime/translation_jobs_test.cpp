@@ -13,11 +13,12 @@
 #include <vector>
 
 #include "reel/runtime/renderer.h"
+#include "reel/runtime/silent_device.h"
 
 namespace reel {
 namespace {
 
-class JobDevice final : public Device {
+class JobDevice final : public SilentDevice {
  public:
   struct Call {
     CommandType type;
@@ -25,31 +26,14 @@ class JobDevice final : public Device {
     uint64_t head;  // the payload's first 8 bytes
     bool operator==(const Call&) const = default;
   };
-  const char* name() const override { return "jobs"; }
-  DeviceInfo info() const override { return {"jobs", "", "", "null"}; }
-  void beginFrame(uint64_t) override {}
-  void endFrame(uint64_t) override {}
-  void waitIdle() override {}
-  Result<std::vector<std::byte>> readBuffer(BufferHandle) override { return fail("no contents"); }
-  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override { return fail("no contents"); }
-#define REEL_COMMAND(Name, Semantics, ...)                          \
-  void execute(const cmd::Name& p, const PacketContext&) override { \
-    record(CommandType::Name, &p, sizeof p);                        \
-  }
-#include "reel/runtime/commands.inc"
-#undef REEL_COMMAND
+  JobDevice() : SilentDevice("jobs") {}
 
-  uint32_t jobCapacity() const override {
-    return kMaxRenderWorkers;
-  }
   void beginJobs(uint32_t count) override {
     jobs.assign(count, {});
     preparedInJobs.assign(count, {});
     replaying.assign(count, 0);
   }
-  void startJobRange() override {
-    replaying[currentJob()] = 0;
-  }
+  void startJobRange() override { replaying[currentJob()] = 0; }
 
   std::vector<Call> serial;             // packets translated outside jobs
   std::vector<std::vector<Call>> jobs;  // the last wide frame's, per job
@@ -102,12 +86,8 @@ class JobDevice final : public Device {
   }
 
  protected:
-  void beginJob(uint32_t job) override {
-    replaying[job] = 1;
-  }
-
- private:
-  void record(CommandType type, const void* payload, size_t size) {
+  void beginJob(uint32_t job) override { replaying[job] = 1; }
+  void record(CommandType type, const void* payload, size_t size) override {
     Call call{type, false, 0};
     std::memcpy(&call.head, payload, std::min<size_t>(size, sizeof call.head));
     const uint32_t job = currentJob();
@@ -115,6 +95,8 @@ class JobDevice final : public Device {
     call.replayed = replaying[job] != 0;
     jobs[job].push_back(call);  // each job's thread writes its own vector
   }
+
+ private:
   std::vector<uint8_t> replaying;  // per job, written by that job's thread only
 };
 
