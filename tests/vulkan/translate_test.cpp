@@ -124,8 +124,8 @@ TEST_F(VulkanTest, ACopyInsideAPassSuspendsAndResumesIt) {
 // A transient target nothing reads after its declared pass is stored DONT_CARE (Device::discardAtPassEnd),
 // and only while nothing interrupts the pass after its first draw: an update between its draws keeps it
 // (stored, and the pass resumes); a copy out of it before its first draw (which begins rendering for the
-// clear the copy must see, then stops) keeps it too. The frame's image is drawn right in each case, and
-// no device or validation error comes (TearDown).
+// clear the copy must see, then stops) keeps it too, and so does a readback of the frame. The frame's image
+// is drawn right in each case, and no device or validation error comes (TearDown).
 TEST_F(VulkanTest, ATransientTargetNothingReadsLaterIsDiscardedOnlyWhenItsPassRunsThrough) {
   createSpriteShaders();
   const PipelineHandle pipeline = spritePipeline();
@@ -145,7 +145,8 @@ TEST_F(VulkanTest, ATransientTargetNothingReadsLaterIsDiscardedOnlyWhenItsPassRu
   const BufferHandle buffer = resources().createBuffer({.size = 64, .usage = buffer_usage::kUniform});
   frame();
 
-  enum class Between { Nothing, UpdateAfterADraw, CopyBeforeTheDraws };
+  enum class Between { Nothing, UpdateAfterADraw, CopyBeforeTheDraws, ReadBackAfterTheFrame };
+  uint32_t readBack = 0;  // the scratch target's center, as a readback of its frame delivers it
   auto run = [&](Between between) {
     const VulkanDeviceStats before = device().stats();
     const float grey[4] = {0.5f, 0.5f, 0.5f, 1};
@@ -170,6 +171,11 @@ TEST_F(VulkanTest, ATransientTargetNothingReadsLaterIsDiscardedOnlyWhenItsPassRu
     }
     drawSprite(3, pipeline, {{0.5f, 0, 1, 1}, {0, 0, 1, 1}, {0, 0, 0, 0}}, {}, scratchPass);
     drawSprite(1, pipeline, {{0, 0, 1, 1}, {1, 0, 0, 1}, {0, 0, 0, 0}}, {}, imagePass);
+    if (between == Between::ReadBackAfterTheFrame) {
+      device().requestReadback(scratch, renderer().recordingFrame(), [&](Result<ReadbackImage> image) {
+        if (image) readBack = pixel(image->pixels, 16, 12, 8);
+      });
+    }
     frame();
     const VulkanDeviceStats after = device().stats();
     auto texels = readTexture(image.color);
@@ -181,6 +187,8 @@ TEST_F(VulkanTest, ATransientTargetNothingReadsLaterIsDiscardedOnlyWhenItsPassRu
   EXPECT_EQ(run(Between::Nothing), std::pair(uint64_t{1}, uint64_t{0}));
   EXPECT_EQ(run(Between::UpdateAfterADraw), std::pair(uint64_t{0}, uint64_t{1}));
   EXPECT_EQ(run(Between::CopyBeforeTheDraws), std::pair(uint64_t{0}, uint64_t{1}));
+  EXPECT_EQ(run(Between::ReadBackAfterTheFrame), std::pair(uint64_t{0}, uint64_t{0}));
+  EXPECT_EQ(readBack, rgba8(0, 0, 255)) << "the readback sees what the pass drew";
   auto copied = readTexture(copy);
   ASSERT_TRUE(copied.ok());
   EXPECT_EQ(pixel(*copied, 16, 8, 8), rgba8(128, 128, 128)) << "the copy saw the pass's clear";
