@@ -280,6 +280,21 @@ std::vector<TransientLife> transientLives(std::span<const PassDesc> passes, cons
   return lives;
 }
 
+std::vector<std::vector<GraphResource>> discardedAttachments(std::span<const PassDesc> passes,
+                                                             const FrameGraph& graph,
+                                                             std::span<const TransientLife> lives) {
+  std::vector<std::vector<GraphResource>> discards(passes.size());
+  for (const TransientLife& life : lives) {
+    if (life.last >= passes.size() || life.last >= graph.passes.size() || passes[life.last].target.isNull())
+      continue;
+    const GraphPass& g = graph.passes[life.last];
+    const GraphResource texture{ResourceKind::Texture, life.texture};
+    if (!g.interrupted && std::binary_search(g.writes.begin(), g.writes.end(), texture))
+      discards[life.last].push_back(texture);
+  }
+  return discards;
+}
+
 std::vector<AliasGroup> aliasGroups(std::span<const AliasItem> items) {
   std::vector<size_t> order(items.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;

@@ -561,15 +561,7 @@ void Renderer::applyGraph(const FrameGraph& graph, bool wide, bool stopped) {
   // A transient attachment of the pass where its life ends is not needed after it, when rendering runs
   // to the pass's end (a pass begun again after an interruption loads what the one before stored).
   if (!stopped) {
-    std::vector<std::vector<GraphResource>> discards(declared);
-    for (const TransientLife& life : lives) {
-      if (life.last >= declared || passes_->descs()[life.last].target.isNull()) continue;
-      const GraphPass& g = graph.passes[life.last];
-      const GraphResource texture{ResourceKind::Texture, life.texture};
-      // A target pass with no interruption writes only its attachments.
-      if (!g.interrupted && std::binary_search(g.writes.begin(), g.writes.end(), texture))
-        discards[life.last].push_back(texture);
-    }
+    std::vector<std::vector<GraphResource>> discards = discardedAttachments(passes_->descs(), graph, lives);
     for (size_t p = 0; p < declared; ++p) passes_->setDiscards(p, std::move(discards[p]));
   }
   device_.planTransients(lives, true);

@@ -276,7 +276,8 @@ TEST_F(ViewerScreenshot, StatsPanelDrawsTheFramesPassesAndTheirDependencies) {
   EXPECT_EQ(jsonNumber(*stats, "transients").value_or(-1), 0) << "no transient texture: " << *stats;
 
   // The same frames with transient targets: six (the G-buffer's four, bright, blur); the aliasing map puts
-  // bright and blur (64 x 64 RGBA16F, 32 KiB each) on the memory of two G-buffer targets.
+  // bright and blur (64 x 64 RGBA16F, 32 KiB each) on the memory of two G-buffer targets and marks the
+  // one stored DONT_CARE.
   const Shot transient = screenshot(std::string(REEL_TRACES_DIR) + "/deferred_transient.reel",
                                     "--frame 1 --stats-tab passes --device null");
   ASSERT_EQ(transient.run.exitCode, 0) << transient.run.output;
@@ -284,6 +285,8 @@ TEST_F(ViewerScreenshot, StatsPanelDrawsTheFramesPassesAndTheirDependencies) {
   ASSERT_TRUE(map) << transient.info;
   EXPECT_EQ(jsonNumber(*map, "transients").value_or(-1), 6) << *map;
   EXPECT_EQ(jsonNumber(*map, "aliased_bytes_saved").value_or(-1), 2 * 64 * 64 * 8) << *map;
+  // Stored DONT_CARE, as `reel replay` counts it: the G-buffer's depth, which nothing reads after its pass.
+  EXPECT_EQ(jsonNumber(*map, "stores_discarded").value_or(-1), 1) << *map;
 
   const Shot other = screenshot(trace, "--frame 1");
   EXPECT_NE(jsonObject(other.info, "stats").value_or("").find("\"tab\": \"per type\""), std::string::npos)

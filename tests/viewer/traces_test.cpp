@@ -204,7 +204,7 @@ TEST(ViewerPasses, TheDeferredScenesPassesWaitForWhatTheyRead) {
   ASSERT_TRUE(frame) << frame.error().message;
   const trace::FrameRecord& record = frame.value()->record;
   const std::vector<PassRow> passes =
-      framePasses(record, d.header(), scannedTargets(scanner, d.header(), record.number));
+      framePasses(record, d.header(), scannedTargets(scanner, d.header(), record.number)).rows;
   std::vector<std::string> names;
   for (const PassRow& p : passes) names.push_back(p.name);
   ASSERT_EQ(names, (std::vector<std::string>{"deferred: G-buffer", "deferred: lighting (compute)",
@@ -223,6 +223,30 @@ TEST(ViewerPasses, TheDeferredScenesPassesWaitForWhatTheyRead) {
   EXPECT_TRUE(std::find(composite.begin(), composite.end(), 3u) != composite.end()) << "the blurred bloom";
   EXPECT_EQ(after(5), std::vector<uint32_t>{4}) << "the HUD draws over the view's target";
   for (const PassRow& p : passes) EXPECT_GT(p.graph.packets, 0u) << p.name;
+}
+
+// The aliasing map of the deferred scene's transient targets marks the one a replay stores DONT_CARE: the
+// G-buffer's depth (its colors are read by the lighting, the bright and blur targets by the passes after
+// them), as `reel replay` counts it.
+TEST(ViewerPasses, TheTransientMapMarksTheTargetStoredDontCare) {
+  auto doc = TraceDocument::open(tracePath("deferred_transient"));
+  ASSERT_TRUE(doc) << doc.error().message;
+  TraceDocument& d = *doc.value();
+  FrameScanner scanner(d.path(), d.indexSummaries());
+  scanner.wait();
+  auto frame = d.load(0);
+  ASSERT_TRUE(frame) << frame.error().message;
+  const uint64_t number = frame.value()->record.number;
+  const auto targets = scannedTargets(scanner, d.header(), number);
+  const FramePasses passes = framePasses(frame.value()->record, d.header(), targets);
+  const TransientMap map = transientMap(passes, scannedTextures(scanner, d.header(), number));
+  ASSERT_EQ(map.textures.size(), 6u);
+  const std::optional<RenderTargetDesc> gbuffer = targets(passes.rows.at(0).desc.target);
+  ASSERT_TRUE(gbuffer);
+  for (const TransientRow& row : map.textures) {
+    EXPECT_EQ(row.discarded, row.life.texture == gbuffer->depth.value)
+        << formatHandle(TextureHandle{row.life.texture});
+  }
 }
 
 }  // namespace

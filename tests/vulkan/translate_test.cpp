@@ -172,8 +172,8 @@ TEST_F(VulkanTest, ATransientTargetNothingReadsLaterIsDiscardedOnlyWhenItsPassRu
     drawSprite(3, pipeline, {{0.5f, 0, 1, 1}, {0, 0, 1, 1}, {0, 0, 0, 0}}, {}, scratchPass);
     drawSprite(1, pipeline, {{0, 0, 1, 1}, {1, 0, 0, 1}, {0, 0, 0, 0}}, {}, imagePass);
     if (between == Between::ReadBackAfterTheFrame) {
-      device().requestReadback(scratch, renderer().recordingFrame(), [&](Result<ReadbackImage> image) {
-        if (image) readBack = pixel(image->pixels, 16, 12, 8);
+      device().requestReadback(scratch, renderer().recordingFrame(), [&](Result<ReadbackImage> shot) {
+        if (shot) readBack = pixel(shot->pixels, 16, 12, 8);
       });
     }
     frame();

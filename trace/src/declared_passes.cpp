@@ -1,5 +1,6 @@
 #include "reel/trace/declared_passes.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "reel/trace/frame_order.h"
@@ -27,13 +28,13 @@ std::string formatRecordedKey(const TraceHeader& header, const BucketRecord& buc
 FrameGraph frameGraph(const FrameRecord& frame, std::span<const DeclaredPass> declared,
                       const CommandMap& commands, const FrameGraphBuilder::TargetLookup& targetOf) {
   std::vector<PassDesc> descs;
-  descs.reserve(declared.size());
+  descs.reserve(declared.size() + 1);
   for (const DeclaredPass& pass : declared) descs.push_back(pass.desc);
+  descs.emplace_back();  // the keys that name no declared pass
   FrameGraphBuilder builder(descs, targetOf);
   for (const OrderedKey& k : orderFrame(frame).sorted) {
     const BucketRecord& bucket = frame.buckets[k.bucket];
-    const uint16_t pass = bucket.pass(k.key);
-    if (pass >= declared.size()) continue;
+    const auto pass = static_cast<uint32_t>(std::min<size_t>(bucket.pass(k.key), declared.size()));
     bucket.forEachInChain(k.key,
                           [&](const PacketRecord& p) { builder.add(pass, commands[p.type], p.payload); });
   }

@@ -72,7 +72,8 @@ Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& 
        ", \"queues\": " + std::to_string(info.statsQueues) +
        ", \"semaphores\": " + std::to_string(info.statsSemaphores) +
        ", \"transients\": " + std::to_string(info.statsTransients) +
-       ", \"aliased_bytes_saved\": " + std::to_string(info.statsAliasedBytesSaved) + "}\n";
+       ", \"aliased_bytes_saved\": " + std::to_string(info.statsAliasedBytesSaved) +
+       ", \"stores_discarded\": " + std::to_string(info.statsStoresDiscarded) + "}\n";
   j += "}\n";
   const std::string tmp = path + ".tmp";
   {

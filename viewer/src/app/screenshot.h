@@ -59,6 +59,7 @@ struct ScreenshotInfo {
   long long statsSemaphores = -1;
   long long statsTransients = -1;
   long long statsAliasedBytesSaved = -1;
+  long long statsStoresDiscarded = -1;
 };
 
 Result<void> writeScreenshotInfo(const std::string& path, const ScreenshotInfo& info);

@@ -152,6 +152,7 @@ ScreenshotInfo ViewerApp::screenshotInfo(int width, int height) const {
   info.statsSemaphores = stats.semaphores;
   info.statsTransients = stats.transients;
   info.statsAliasedBytesSaved = stats.aliasedBytesSaved;
+  info.statsStoresDiscarded = stats.storesDiscarded;
   return info;
 }
 

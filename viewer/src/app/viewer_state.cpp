@@ -142,18 +142,17 @@ const FrameStats& ViewerState::stats() {
 }
 
 const std::vector<PassRow>* ViewerState::passes() {
-  if (passes_) return &*passes_;
+  if (passes_) return &passes_->rows;
   const LoadedFrame* f = frame();
   if (!f || !scanner || (!scanner->done() && scanner->scanned() <= f->index)) return nullptr;
   passes_ = framePasses(f->record, doc->header(), scannedTargets(*scanner, doc->header(), f->record.number));
-  return &*passes_;
+  return &passes_->rows;
 }
 
 const TransientMap* ViewerState::transients() {
   if (transients_) return &*transients_;
-  const std::vector<PassRow>* rows = passes();
-  if (!rows) return nullptr;
-  transients_ = transientMap(*rows, scannedTextures(*scanner, doc->header(), frame()->record.number));
+  if (!passes()) return nullptr;
+  transients_ = transientMap(*passes_, scannedTextures(*scanner, doc->header(), frame()->record.number));
   return &*transients_;
 }
 

@@ -117,7 +117,7 @@ class ViewerState {
   std::vector<uint32_t> visible_;
   bool visibleDirty_ = true;
   std::optional<FrameStats> stats_;
-  std::optional<std::vector<PassRow>> passes_;
+  std::optional<FramePasses> passes_;
   std::optional<TransientMap> transients_;
 };
 

@@ -8,25 +8,30 @@
 
 namespace reel::viewer {
 
-std::vector<PassRow> framePasses(const trace::FrameRecord& frame, const trace::TraceHeader& header,
-                                 const FrameGraphBuilder::TargetLookup& targetOf) {
+FramePasses framePasses(const trace::FrameRecord& frame, const trace::TraceHeader& header,
+                        const FrameGraphBuilder::TargetLookup& targetOf) {
   const auto commands = trace::CommandMap::fromHeader(header);
   const std::vector<trace::DeclaredPass> declared = trace::declaredPasses(frame, commands);
   FrameGraph graph = trace::frameGraph(frame, declared, commands, targetOf);
-  std::vector<PassRow> rows;
-  rows.reserve(declared.size());
+  FramePasses passes;
+  passes.rows.reserve(declared.size());
   for (size_t p = 0; p < declared.size(); ++p)
-    rows.push_back({std::string(declared[p].name), declared[p].desc, std::move(graph.passes[p])});
-  return rows;
+    passes.rows.push_back({std::string(declared[p].name), declared[p].desc, std::move(graph.passes[p])});
+  passes.outside = std::move(graph.passes.back());
+  return passes;
 }
 
-TransientMap transientMap(const std::vector<PassRow>& passes, const TextureLookup& textureOf) {
+TransientMap transientMap(const FramePasses& passes, const TextureLookup& textureOf) {
+  // A frame without declared passes has no graph in the renderer: nothing shares memory or is discarded.
+  if (passes.rows.empty()) return {};
   FrameGraph graph;
   std::vector<PassDesc> descs;
-  for (const PassRow& p : passes) {
+  for (const PassRow& p : passes.rows) {
     graph.passes.push_back(p.graph);
     descs.push_back(p.desc);
   }
+  graph.passes.push_back(passes.outside);
+  descs.emplace_back();  // the keys that name no pass
   auto isTransient = [&](uint32_t texture) {
     const std::optional<TextureDesc> d = textureOf(texture);
     return d && (d->usage & texture_usage::kTransient) != 0;
@@ -34,7 +39,10 @@ TransientMap transientMap(const std::vector<PassRow>& passes, const TextureLooku
   TransientMap map;
   std::vector<AliasItem> items;
   std::vector<size_t> rowOf;
-  for (const TransientLife& life : transientLives(descs, graph, isTransient)) {
+  const std::vector<TransientLife> lives = transientLives(descs, graph, isTransient);
+  const std::vector<std::vector<GraphResource>> discards =
+      discardedAttachments(std::span(descs).first(passes.rows.size()), graph, lives);
+  for (const TransientLife& life : lives) {
     const TextureDesc d = *textureOf(life.texture);
     uint64_t bytes = 0;
     for (uint32_t mip = 0, w = d.width, h = d.height; mip < std::max(1u, d.mipLevels); ++mip) {
@@ -42,7 +50,10 @@ TransientMap transientMap(const std::vector<PassRow>& passes, const TextureLooku
       w = std::max(1u, w / 2);
       h = std::max(1u, h / 2);
     }
-    map.textures.push_back({life, bytes, -1});
+    const std::vector<GraphResource>* atLast = life.last < discards.size() ? &discards[life.last] : nullptr;
+    const GraphResource texture{ResourceKind::Texture, life.texture};
+    const bool discarded = atLast && std::find(atLast->begin(), atLast->end(), texture) != atLast->end();
+    map.textures.push_back({life, bytes, -1, discarded});
     map.bytes += bytes;
     if (!life.discardable) continue;
     items.push_back({life.first, life.last, bytes, 1, ~0u});

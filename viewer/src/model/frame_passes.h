@@ -22,18 +22,26 @@ struct PassRow {
   GraphPass graph;
 };
 
+// The declared passes, and what the keys that name none (run after them) read and write.
+struct FramePasses {
+  std::vector<PassRow> rows;
+  GraphPass outside;
+};
 // `targetOf` gives a render target's attachments (the resource timeline knows them); a target it does
 // not know writes nothing the graph can name.
-std::vector<PassRow> framePasses(const trace::FrameRecord& frame, const trace::TraceHeader& header,
-                                 const FrameGraphBuilder::TargetLookup& targetOf);
+FramePasses framePasses(const trace::FrameRecord& frame, const trace::TraceHeader& header,
+                        const FrameGraphBuilder::TargetLookup& targetOf);
 
 // The frame's transient textures (texture_usage::kTransient) and the memory groups they share on a device
 // with one queue (aliasGroups over those whose first pass writes them without reading them), with sizes
-// estimated from their descriptions (texels x bytes per texel, every mip level): a device pads them.
+// estimated from their descriptions (texels x bytes per texel, every mip level): a device pads them; and
+// which are stored DONT_CARE at their last pass (discardedAttachments), as a replay that runs the frame
+// whole does.
 struct TransientRow {
-  TransientLife life;
+  TransientLife life;  // `last` is rows.size() where the keys naming no pass touch it
   uint64_t bytes = 0;
   int group = -1;  // index into TransientMap::groups; -1: keeps its memory (its old contents matter)
+  bool discarded = false;
 };
 struct TransientMap {
   std::vector<TransientRow> textures;
@@ -41,7 +49,7 @@ struct TransientMap {
   uint64_t bytes = 0, saved = 0;
 };
 using TextureLookup = std::function<std::optional<TextureDesc>(uint32_t texture)>;
-TransientMap transientMap(const std::vector<PassRow>& passes, const TextureLookup& textureOf);
+TransientMap transientMap(const FramePasses& passes, const TextureLookup& textureOf);
 
 // Render targets as the background scan knows them in frame `number` (it must have scanned that far).
 FrameGraphBuilder::TargetLookup scannedTargets(const FrameScanner& scanner, const trace::TraceHeader& header,

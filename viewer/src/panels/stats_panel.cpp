@@ -256,6 +256,8 @@ void StatsPanel::drawTransients(ViewerState& state) {
   }
   report_.transients = static_cast<long long>(map->textures.size());
   report_.aliasedBytesSaved = static_cast<long long>(map->saved);
+  report_.storesDiscarded = std::count_if(map->textures.begin(), map->textures.end(),
+                                          [](const TransientRow& t) { return t.discarded; });
   ImGui::Separator();
   ImGui::TextDisabled(
       "%zu transient textures, %s; sharing memory where their passes do not overlap saves %s "
@@ -279,15 +281,24 @@ void StatsPanel::drawTransients(ViewerState& state) {
     draw->AddText(ImVec2(origin.x, top + 3.0f), IM_COL32(170, 170, 170, 255), label.c_str());
     for (const size_t t : rows[r]) {
       const TransientRow& row = map->textures[t];
-      const float x0 = columns.begin(row.life.first), x1 = columns.end(row.life.last);
+      // The columns are the diagram's: a texture the keys after the passes touch runs to the last one.
+      const size_t lastColumn = passes->size() - 1;
+      const float x0 = columns.begin(std::min<size_t>(row.life.first, lastColumn));
+      const float x1 = columns.end(std::min<size_t>(row.life.last, lastColumn));
       const ImU32 fill = shared ? IM_COL32(150, 100, 60, 255) : IM_COL32(90, 90, 90, 255);
       draw->AddRectFilled(ImVec2(x0, top), ImVec2(x1, top + rowHeight), fill, 3.0f);
       const std::string name = formatHandle(TextureHandle{row.life.texture});
       draw->AddText(ImVec2(x0 + 4.0f, top + 3.0f), IM_COL32(235, 235, 235, 255), name.c_str());
+      // Stored DONT_CARE at its last pass: the bar's end is cut off with a light edge.
+      if (row.discarded)
+        draw->AddRectFilled(ImVec2(x1 - 4.0f, top), ImVec2(x1, top + rowHeight),
+                            IM_COL32(230, 200, 120, 255));
       if (ImGui::IsMouseHoveringRect(ImVec2(x0, top), ImVec2(x1, top + rowHeight))) {
-        ImGui::SetTooltip("%s: passes %u-%u, %s%s", name.c_str(), row.life.first, row.life.last,
-                          formatBytes(row.bytes).c_str(),
-                          row.life.discardable ? "" : " (its first pass reads it: keeps its memory)");
+        ImGui::SetTooltip(
+            "%s: passes %u-%u, %s%s%s", name.c_str(), row.life.first, row.life.last,
+            formatBytes(row.bytes).c_str(),
+            row.life.discardable ? "" : " (its first pass reads it: keeps its memory)",
+            row.discarded ? "; stored DONT_CARE at its last pass (nothing reads it after)" : "");
       }
     }
   }

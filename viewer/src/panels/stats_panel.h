@@ -23,6 +23,7 @@ class StatsPanel {
     long long semaphores = -1;    // the arrows between lanes
     long long transients = -1;    // the aliasing map: transient textures
     long long aliasedBytesSaved = -1;
+    long long storesDiscarded = -1;  // its textures stored DONT_CARE at their last pass
   };
   const Report& report() const { return report_; }
 

@@ -78,6 +78,14 @@ struct TransientLife {
 std::vector<TransientLife> transientLives(std::span<const PassDesc> passes, const FrameGraph& graph,
                                           const std::function<bool(uint32_t texture)>& isTransient);
 
+// Per declared pass (`passes`; the graph may hold one more, the keys that name none), the transient
+// attachments it stores DONT_CARE (Device::discardAtPassEnd): textures whose life ends at that pass, which
+// has a target, is not interrupted (GraphPass::interrupted: rendering runs through it) and writes them (a
+// target pass that is not interrupted writes only its attachments).
+std::vector<std::vector<GraphResource>> discardedAttachments(std::span<const PassDesc> passes,
+                                                             const FrameGraph& graph,
+                                                             std::span<const TransientLife> lives);
+
 // Memory shared by textures whose lives do not overlap (Granite's physical-resource aliasing): items go, in
 // order of their first pass, into the first group whose members all ended before it begins and whose
 // memory types suit it; a group takes the largest size and alignment of its members.

@@ -32,7 +32,9 @@ std::vector<DeclaredPass> declaredPasses(const FrameRecord& frame, const Command
 std::string formatRecordedKey(const TraceHeader& header, const BucketRecord& bucket, size_t key);
 
 // The frame's render graph (frame_graph.h) from its declared passes (declaredPasses' answer) and its sorted
-// packets; a packet this build cannot replay (CommandMap) adds nothing.
+// packets, as the renderer builds it: graph.passes holds the declared passes and, last, one for the keys
+// that name none (they run after the declared passes). A packet this build cannot replay (CommandMap) adds
+// nothing.
 FrameGraph frameGraph(const FrameRecord& frame, std::span<const DeclaredPass> declared,
                       const CommandMap& commands, const FrameGraphBuilder::TargetLookup& targetOf);
 
