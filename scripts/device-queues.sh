@@ -17,8 +17,9 @@ counters() {
 import json, sys
 text = open(sys.argv[1]).read()
 c = json.loads(text[text.index("{"):])["device_counters"]
-print("  queues %d, compute submits %d, transfer submits %d, queue waits %d, barriers %d, dispatches %d" %
-      (c["queues"], c["compute_submits"], c["transfer_submits"], c["queue_waits"], c["barriers"], c["dispatches"]))
+print("  queues %d, compute submits %d, transfer submits %d, queue waits %d, wait splits %d, barriers %d, dispatches %d" %
+      (c["queues"], c["compute_submits"], c["transfer_submits"], c["queue_waits"], c["wait_splits"], c["barriers"],
+       c["dispatches"]))
 PY
 }
 

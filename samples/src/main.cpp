@@ -51,7 +51,7 @@ void printStats(const reel::samples::RunResult& r) {
       " \"push_constant_calls\": %llu, \"redundant_binds_skipped\": %llu, \"barriers\": %llu,"
       " \"render_passes\": %llu, \"render_pass_suspensions\": %llu, \"stores_discarded\": %llu,"
       " \"queues\": %u, \"compute_submits\": %llu,"
-      " \"transfer_submits\": %llu, \"queue_waits\": %llu}}\n",
+      " \"transfer_submits\": %llu, \"queue_waits\": %llu, \"wait_splits\": %llu}}\n",
       r.device.name.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
       r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs, n, n > 0 ? packets / n : 0.0,
       n > 0 ? sort / n / 1e3 : 0.0, n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0,
@@ -64,7 +64,7 @@ void printStats(const reel::samples::RunResult& r) {
       static_cast<unsigned long long>(s.renderPassSuspensions),
       static_cast<unsigned long long>(s.storesDiscarded), s.queues,
       static_cast<unsigned long long>(s.computeSubmits), static_cast<unsigned long long>(s.transferSubmits),
-      static_cast<unsigned long long>(s.queueWaits));
+      static_cast<unsigned long long>(s.queueWaits), static_cast<unsigned long long>(s.waitSplits));
 }
 
 }  // namespace

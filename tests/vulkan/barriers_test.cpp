@@ -140,6 +140,23 @@ TEST(QueueBarriers, AReadOnAnotherQueueWaitsForTheWriteAndStartsFromEverything) 
   EXPECT_EQ(q.graphics.needs[TwoQueues::kC], 0u) << "graphics waits for nothing";
 }
 
+// The question a pass's prologue asks before it settles its reads (whether to split the segment there):
+// the same answer use() would give, without noting anything.
+TEST(QueueBarriers, AskingWhetherAUseWaitsForAnotherQueueNotesNothing) {
+  TwoQueues q;
+  Buffer buffer;
+  q.onGraphics.use(buffer, kTransferWrite);
+  EXPECT_TRUE(waitsForAnotherQueue(buffer.queues, q.compute, false)) << "a read of the graphics write";
+  EXPECT_EQ(q.compute.needs[TwoQueues::kG], 0u) << "asked, not noted";
+  q.onCompute.use(buffer, kComputeRead);
+  EXPECT_FALSE(waitsForAnotherQueue(buffer.queues, q.compute, false)) << "the segment needs it already";
+  q.compute.waited[TwoQueues::kG] = 5;
+  q.compute.needs[TwoQueues::kG] = 0;
+  EXPECT_FALSE(waitsForAnotherQueue(buffer.queues, q.compute, false)) << "waited for already";
+  EXPECT_FALSE(waitsForAnotherQueue(buffer.queues, q.graphics, false)) << "its own queue's write";
+  EXPECT_TRUE(waitsForAnotherQueue(buffer.queues, q.graphics, true)) << "a write after the compute read";
+}
+
 TEST(QueueBarriers, AValueAlreadyWaitedForIsNotWaitedForAgain) {
   TwoQueues q;
   Buffer buffer;

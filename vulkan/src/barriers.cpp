@@ -22,6 +22,16 @@ bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& 
   return !use.write && times.owner == segment.kind && times.access[k] == segment.serial;
 }
 
+bool waitsForAnotherQueue(const QueueTimes& times, const QueueSegment& segment, bool changes) {
+  const auto k = static_cast<size_t>(segment.kind);
+  for (size_t o = 0; o < kQueueKinds; ++o) {
+    if (o == k) continue;
+    const uint64_t need = changes ? times.access[o] : times.write[o];
+    if (need > segment.waited[o] && need > segment.needs[o]) return true;
+  }
+  return false;
+}
+
 bool copyFitsGranularity(VkExtent3D granularity, uint32_t mipWidth, uint32_t mipHeight, uint32_t x,
                          uint32_t y, uint32_t width, uint32_t height) {
   auto fits = [](uint32_t offset, uint32_t extent, uint32_t size, uint32_t g) {

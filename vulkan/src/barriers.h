@@ -46,6 +46,9 @@ bool isSettled(const SyncState& state, const Use& use, bool image);
 // With several queues: true when the resource's SyncState already speaks for `segment` (its queue was the
 // last to use it, in this segment), so that isSettled may skip the use. Writes always go through use().
 bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& use);
+// With several queues: whether a use by `segment`'s queue (`changes`: a write or a layout change) would
+// wait for another queue's segment that `segment` neither waited for nor needs yet; asks without noting.
+bool waitsForAnotherQueue(const QueueTimes& times, const QueueSegment& segment, bool changes);
 // A texture on memory another texture shares (transient textures, AliasMemory) whose memory the other one
 // used last: its state must start over from UNDEFINED and wait for everything before (isSettled then
 // skips nothing).

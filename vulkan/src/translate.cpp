@@ -60,6 +60,7 @@ VkAttachmentLoadOp loadOp(LoadOp op, bool resume) {
 
 inline bool VulkanDeviceImpl::beginSorted(Recorder& r) {
   ++r.stats->packets;
+  r.segmentRecorded = true;
   return r.cmd !=
          VK_NULL_HANDLE;  // no frame open: the device is lost or the frame failed to begin (reported)
 }
@@ -227,6 +228,13 @@ void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
   // queue the frame's requests or the pass before left (where the pass's draws would find them unsettled
   // and, once rendering began, interrupt it for the barriers).
   onQueue(r, vk::QueueKind::Graphics);
+  // A read that waits for another queue waits at this pass, not at the start of the segment: what the
+  // segment recorded before the pass is submitted without that wait (a graphics pass drawn while the
+  // compute queue works on what a later pass reads).
+  if (severalQueues_ && !r.job && r.segmentRecorded && readsWaitForAnotherQueue(r, reads)) {
+    nextSegment(r, vk::QueueKind::Graphics);
+    ++stats_.waitSplits;
+  }
   for (const GraphResource& g : reads) {
     if (g.kind == ResourceKind::Buffer) {
       // A stale handle is skipped: the command that reads it reports it.
@@ -235,6 +243,24 @@ void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
       if (auto* slot = textures_.find(TextureHandle{g.handle})) settleRead(r, *slot->get());
     }
   }
+}
+
+bool VulkanDeviceImpl::readsWaitForAnotherQueue(const Recorder& r, std::span<const GraphResource> reads) {
+  const vk::QueueSegment* segment = r.barriers.segment();
+  if (!segment) return false;
+  for (const GraphResource& g : reads) {
+    if (g.kind == ResourceKind::Buffer) {
+      const auto* slot = buffers_.find(BufferHandle{g.handle});
+      if (slot && vk::waitsForAnotherQueue((*slot)->queues, *segment, false)) return true;
+    } else if (g.kind == ResourceKind::Texture) {
+      const auto* slot = textures_.find(TextureHandle{g.handle});
+      if (!slot) continue;
+      const vk::Texture& t = **slot;
+      // A layout change waits for the other queues' reads too.
+      if (vk::waitsForAnotherQueue(t.queues, *segment, t.sync.layout != t.reads.layout)) return true;
+    }
+  }
+  return false;
 }
 
 void VulkanDeviceImpl::discardAtPassEnd(std::span<const GraphResource> attachments) {

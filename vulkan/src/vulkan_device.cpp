@@ -302,6 +302,10 @@ bool VulkanDeviceImpl::transferCopies(const vk::Texture& texture, uint32_t mip, 
 
 void VulkanDeviceImpl::onQueue(Recorder& r, vk::QueueKind kind) {
   if (r.job || kind == current_ || !frameRecording()) return;
+  nextSegment(r, kind);
+}
+
+void VulkanDeviceImpl::nextSegment(Recorder& r, vk::QueueKind kind) {
   if (r.pass.rendering) suspendRendering(r);
   suspendDebugLabels(r);  // labels do not span command buffers
   flushBarriers(r);
@@ -317,6 +321,7 @@ void VulkanDeviceImpl::onQueue(Recorder& r, vk::QueueKind kind) {
   auto cmd = ctx_->beginCommandBuffer(kind);
   if (!cmd) return reportError("frame " + std::to_string(frame_) + ": " + cmd.error().message);
   r.cmd = *cmd;
+  r.segmentRecorded = false;
   invalidateRecorded(r);
   resumeDebugLabels(r);
   ++r.writeEpoch;  // bound resources are settled again, on this queue

@@ -226,6 +226,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // The render thread's recorder moves to a segment on `kind` (submitting the current one) unless it is
   // there already. Jobs never move: wide frames run on the graphics queue.
   void onQueue(Recorder& r, vk::QueueKind kind);
+  // Submits the render thread's segment and begins the next, on `kind` (which may be the same queue: a
+  // split, so that a wait the next commands need is not one of those before them).
+  void nextSegment(Recorder& r, vk::QueueKind kind);
   // Whether r's command buffer may record push constants: not a transfer queue's (only graphics and
   // compute pools take them, VUID-vkCmdPushConstants-commandBuffer-cmdpool). Jobs record for graphics.
   bool takesPushConstants(const Recorder& r) const {
@@ -397,6 +400,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
     std::vector<DebugLabel> labels;
     // discardAtPassEnd's attachments, for the next BeginRenderPass.
     std::vector<uint32_t> discardNext;
+    // The render thread's: a packet was translated into the queue segment it records (nextSegment).
+    bool segmentRecorded = false;
     VulkanDeviceStats* stats = nullptr;
     // Jobs only.
     bool job = false;
@@ -430,6 +435,8 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // batch before vkCmdBeginRendering instead of interrupting the pass at the first draw that reads them.
   void prepareReads(std::span<const GraphResource> reads) override;
   void discardAtPassEnd(std::span<const GraphResource> attachments) override;
+  // Whether settling `reads` on the render thread's segment would wait for another queue (asks only).
+  bool readsWaitForAnotherQueue(const Recorder& r, std::span<const GraphResource> reads);
   // Wide translation (Device's job interface).
   uint32_t jobCapacity() const override;
   void beginJobs(uint32_t count) override;

@@ -417,7 +417,7 @@ class ReplayCommand final : public Subcommand {
         JsonObject queues;
         queues.add("opened", uint64_t{d.queues}).add("submits", d.submits);
         queues.add("compute_submits", d.computeSubmits).add("transfer_submits", d.transferSubmits);
-        queues.add("waits", d.queueWaits).add("barriers", d.barriers);
+        queues.add("waits", d.queueWaits).add("wait_splits", d.waitSplits).add("barriers", d.barriers);
         summary.raw("queues", queues.str());
         // vkCmdBeginRendering calls, those that go on with a pass an outside-rendering command
         // interrupted, and attachments stored DONT_CARE (transient textures at their last pass).

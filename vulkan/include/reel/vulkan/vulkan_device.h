@@ -121,6 +121,9 @@ struct VulkanDeviceStats {
   uint64_t computeSubmits = 0;   // submissions on the compute queue (included in submits)
   uint64_t transferSubmits = 0;  // on the transfer queue (included in submits)
   uint64_t queueWaits = 0;       // semaphore waits of one queue's submission for another queue
+  // Graphics submissions split at a pass whose reads wait for another queue, so that what came before
+  // it in the segment does not wait (included in submits).
+  uint64_t waitSplits = 0;
   VulkanMemoryStats memory;
 };
 
