@@ -192,19 +192,38 @@ INSTANTIATE_TEST_SUITE_P(Traces, ViewerTraces, ::testing::ValuesIn(traceNames())
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ViewerTraces);
 
-// The passes tab's model on the deferred scene's declared passes: each pass's name and what its render
-// graph says it waits for, from what the passes' packets bind, copy and draw into.
-TEST(ViewerPasses, TheDeferredScenesPassesWaitForWhatTheyRead) {
-  auto doc = TraceDocument::open(tracePath("deferred_declared"));
-  ASSERT_TRUE(doc) << doc.error().message;
-  TraceDocument& d = *doc.value();
-  FrameScanner scanner(d.path(), d.indexSummaries());
-  scanner.wait();
-  auto frame = d.load(0);
-  ASSERT_TRUE(frame) << frame.error().message;
-  const trace::FrameRecord& record = frame.value()->record;
-  const std::vector<PassRow> passes =
-      framePasses(record, d.header(), scannedTargets(scanner, d.header(), record.number)).rows;
+// The passes tab's model on frame 0 of a golden trace, once the background scan has read the trace.
+class ViewerPasses : public ::testing::Test {
+ protected:
+  void open(const std::string& trace) {
+    auto doc = TraceDocument::open(tracePath(trace));
+    ASSERT_TRUE(doc) << doc.error().message;
+    doc_ = std::move(doc.value());
+    scanner_ = std::make_unique<FrameScanner>(doc_->path(), doc_->indexSummaries());
+    scanner_->wait();
+    auto frame = doc_->load(0);
+    ASSERT_TRUE(frame) << frame.error().message;
+    frame_ = frame.value();
+  }
+  FrameGraphBuilder::TargetLookup targets() const {
+    return scannedTargets(*scanner_, doc_->header(), frame_->record.number);
+  }
+  FramePasses passes() const { return framePasses(frame_->record, doc_->header(), targets()); }
+  TransientMap transients() const {
+    return transientMap(passes(), scannedTextures(*scanner_, doc_->header(), frame_->record.number));
+  }
+
+ private:
+  std::unique_ptr<TraceDocument> doc_;
+  std::unique_ptr<FrameScanner> scanner_;
+  const LoadedFrame* frame_ = nullptr;
+};
+
+// The deferred scene's declared passes: each pass's name and what its render graph says it waits for,
+// from what the passes' packets bind, copy and draw into.
+TEST_F(ViewerPasses, TheDeferredScenesPassesWaitForWhatTheyRead) {
+  ASSERT_NO_FATAL_FAILURE(open("deferred_declared"));
+  const std::vector<PassRow> passes = this->passes().rows;
   std::vector<std::string> names;
   for (const PassRow& p : passes) names.push_back(p.name);
   ASSERT_EQ(names, (std::vector<std::string>{"deferred: G-buffer", "deferred: lighting (compute)",
@@ -228,20 +247,11 @@ TEST(ViewerPasses, TheDeferredScenesPassesWaitForWhatTheyRead) {
 // The aliasing map of the deferred scene's transient targets marks the one a replay stores DONT_CARE: the
 // G-buffer's depth (its colors are read by the lighting, the bright and blur targets by the passes after
 // them), as `reel replay` counts it.
-TEST(ViewerPasses, TheTransientMapMarksTheTargetStoredDontCare) {
-  auto doc = TraceDocument::open(tracePath("deferred_transient"));
-  ASSERT_TRUE(doc) << doc.error().message;
-  TraceDocument& d = *doc.value();
-  FrameScanner scanner(d.path(), d.indexSummaries());
-  scanner.wait();
-  auto frame = d.load(0);
-  ASSERT_TRUE(frame) << frame.error().message;
-  const uint64_t number = frame.value()->record.number;
-  const auto targets = scannedTargets(scanner, d.header(), number);
-  const FramePasses passes = framePasses(frame.value()->record, d.header(), targets);
-  const TransientMap map = transientMap(passes, scannedTextures(scanner, d.header(), number));
+TEST_F(ViewerPasses, TheTransientMapMarksTheTargetStoredDontCare) {
+  ASSERT_NO_FATAL_FAILURE(open("deferred_transient"));
+  const TransientMap map = transients();
   ASSERT_EQ(map.textures.size(), 6u);
-  const std::optional<RenderTargetDesc> gbuffer = targets(passes.rows.at(0).desc.target);
+  const std::optional<RenderTargetDesc> gbuffer = targets()(passes().rows.at(0).desc.target);
   ASSERT_TRUE(gbuffer);
   for (const TransientRow& row : map.textures) {
     EXPECT_EQ(row.discarded, row.life.texture == gbuffer->depth.value)
