@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 
 #include "formats.h"
 #include "vulkan_device_impl.h"
@@ -219,6 +220,19 @@ void VulkanDeviceImpl::leaveRendering(Recorder& r, const vk::Texture* touched1, 
   if (r.pass.rendering) suspendRendering(r);
 }
 
+template <typename F>
+bool VulkanDeviceImpl::anyLiveRead(std::span<const GraphResource> reads, F&& f) {
+  for (const GraphResource& g : reads) {
+    // A stale handle is skipped: the command that reads it reports it.
+    if (g.kind == ResourceKind::Buffer) {
+      if (auto* slot = buffers_.find(BufferHandle{g.handle}); slot && f(*slot->get())) return true;
+    } else if (g.kind == ResourceKind::Texture) {
+      if (auto* slot = textures_.find(TextureHandle{g.handle}); slot && f(*slot->get())) return true;
+    }
+  }
+  return false;
+}
+
 void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
   Recorder& r = rec();
   // Between passes; not for a pass a job begins again where it starts (replaying): its reads were settled
@@ -235,32 +249,22 @@ void VulkanDeviceImpl::prepareReads(std::span<const GraphResource> reads) {
     nextSegment(r, vk::QueueKind::Graphics);
     ++stats_.waitSplits;
   }
-  for (const GraphResource& g : reads) {
-    if (g.kind == ResourceKind::Buffer) {
-      // A stale handle is skipped: the command that reads it reports it.
-      if (auto* slot = buffers_.find(BufferHandle{g.handle})) settleRead(r, *slot->get());
-    } else if (g.kind == ResourceKind::Texture) {
-      if (auto* slot = textures_.find(TextureHandle{g.handle})) settleRead(r, *slot->get());
-    }
-  }
+  anyLiveRead(reads, [&](auto& resource) {
+    settleRead(r, resource);
+    return false;
+  });
 }
 
 bool VulkanDeviceImpl::readsWaitForAnotherQueue(const Recorder& r, std::span<const GraphResource> reads) {
   const vk::QueueSegment* segment = r.barriers.segment();
   if (!segment) return false;
-  for (const GraphResource& g : reads) {
-    if (g.kind == ResourceKind::Buffer) {
-      const auto* slot = buffers_.find(BufferHandle{g.handle});
-      if (slot && vk::waitsForAnotherQueue((*slot)->queues, *segment, false)) return true;
-    } else if (g.kind == ResourceKind::Texture) {
-      const auto* slot = textures_.find(TextureHandle{g.handle});
-      if (!slot) continue;
-      const vk::Texture& t = **slot;
-      // A layout change waits for the other queues' reads too.
-      if (vk::waitsForAnotherQueue(t.queues, *segment, t.sync.layout != t.reads.layout)) return true;
-    }
-  }
-  return false;
+  return anyLiveRead(reads, [&](const auto& resource) {
+    // A texture's layout change waits for the other queues' reads too.
+    bool changes = false;
+    if constexpr (std::is_same_v<std::decay_t<decltype(resource)>, vk::Texture>)
+      changes = resource.sync.layout != resource.reads.layout;
+    return vk::waitsForAnotherQueue(resource.queues, *segment, changes);
+  });
 }
 
 void VulkanDeviceImpl::discardAtPassEnd(std::span<const GraphResource> attachments) {

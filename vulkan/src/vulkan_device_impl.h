@@ -437,6 +437,10 @@ class VulkanDeviceImpl final : public VulkanDevice {
   void discardAtPassEnd(std::span<const GraphResource> attachments) override;
   // Whether settling `reads` on the render thread's segment would wait for another queue (asks only).
   bool readsWaitForAnotherQueue(const Recorder& r, std::span<const GraphResource> reads);
+  // `f` on each of `reads` live on the device (its vk::Buffer or vk::Texture), until a call returns true;
+  // whether one did (translate.cpp).
+  template <typename F>
+  bool anyLiveRead(std::span<const GraphResource> reads, F&& f);
   // Wide translation (Device's job interface).
   uint32_t jobCapacity() const override;
   void beginJobs(uint32_t count) override;
