@@ -14,6 +14,7 @@
 #include "reel/image/compare.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/null_device.h"
+#include "temp_path.h"
 #include "test_scene.h"
 
 namespace reel {
@@ -24,12 +25,6 @@ using replay::SeekPath;
 
 constexpr uint64_t kFrames = 12;
 constexpr uint32_t kKeyEvery = 4;  // key frames at frames 4 and 8
-
-fs::path dir() {
-  const fs::path d = fs::temp_directory_path() / "reel_key_frame_tests";
-  fs::create_directories(d);
-  return d;
-}
 
 // The test scene's frames 0..kFrames-1 on `device`, captured with key frames every `keyEvery` frames
 // (0: none), two frames a chunk.
@@ -53,7 +48,7 @@ void captureScene(Device& device, const fs::path& path, uint32_t keyEvery) {
 }
 
 fs::path nullCapture(const std::string& name, uint32_t keyEvery) {
-  const fs::path path = dir() / name;
+  const fs::path path = testing::tempPath(name);
   NullDevice device(/*recordCalls=*/false);
   captureScene(device, path, keyEvery);
   return path;
@@ -194,7 +189,7 @@ TEST(KeyFrames, ASeekReplaysOnlyFromTheNearestKeyFrame) {
 // walks the chunks and marks the damaged one unreadable).
 void expectOnlyFramesUpToTheNextKeyFrameLost(bool withIndex) {
   const fs::path keyed = nullCapture("damaged_source.reel", kKeyEvery);
-  const fs::path damaged = dir() / (withIndex ? "damaged.reel" : "damaged_no_index.reel");
+  const fs::path damaged = testing::tempPath("damaged.reel");
   {
     auto reader = trace::TraceReader::open(keyed.string());
     ASSERT_TRUE(reader.ok());
@@ -239,7 +234,7 @@ TEST(KeyFrames, ADamagedChunkOfATraceWithoutItsIndexCostsOnlyTheFramesUpToTheNex
 // again with a key frame every other frame), every frame replayed from its nearest key frame gives the
 // image that a replay from the capture start gives.
 TEST(KeyFrames, ImagesFromTheNearestKeyFrameMatchThoseFromTheStart) {
-  const fs::path path = dir() / "vulkan.reel";
+  const fs::path path = testing::tempPath("vulkan.reel");
   size_t frames = 0;
   {
     auto source = replay::ReplaySession::open(
