@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "temp_path.h"
+
 namespace reel {
 namespace {
 
@@ -122,9 +124,7 @@ TEST(Bisect, AgainstAGoldenItNamesTheLastWriterOfTheDifferingPixels) {
 TEST(Bisect, AgainstAReferenceTraceItNamesTheFirstDifferingCommand) {
   const Fixture f = prepare();
   // The reference is another file: the same capture under another name, its frame found by number.
-  const fs::path dir = fs::temp_directory_path() / "reel_replay_bisect_tests";
-  fs::create_directories(dir);
-  const fs::path copy = dir / "reference.reel";
+  const fs::path copy = testing::tempPath("reference.reel");
   fs::copy_file(kTraces / "cubes.reel", copy, fs::copy_options::overwrite_existing);
   auto session = openSession(kTraces / "cubes.reel", removeDraw(f.target));
   auto reference = openSession(copy);

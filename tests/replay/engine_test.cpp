@@ -13,6 +13,7 @@
 #include "reel/image/compare.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/null_device.h"
+#include "temp_path.h"
 #include "test_scene.h"
 
 namespace reel {
@@ -134,9 +135,7 @@ void expectSameState(replay::ReplaySession& a, replay::ReplaySession& b) {
 
 TEST(Engine, ARestoreRemovesWhatWasCreatedSinceAndRecreatesWhatWasDestroyed) {
   // The test scene creates a buffer in frames 0 and 3 and destroys it in frames 1 and 4.
-  const fs::path dir = fs::temp_directory_path() / "reel_replay_engine_tests";
-  fs::create_directories(dir);
-  const fs::path path = dir / "scene.reel";
+  const fs::path path = testing::tempPath("scene.reel");
   {
     NullDevice device;
     Renderer renderer(device);
