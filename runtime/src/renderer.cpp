@@ -469,7 +469,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     if (graph) {
       FrameGraphBuilder builder = graphBuilder();
       walkGraph(view, builder);
-      applyGraph(builder.finish(), false, frame.stopAfterPackets != UINT64_MAX);
+      applyGraph(builder.finish(), frame.stopAfterPackets != UINT64_MAX);
     }
     translated = translate(view, 0, view.sorted.size(), frame.stopAfterPackets,
                            merge ? &mergeCursors_[0] : nullptr, draws);
@@ -538,7 +538,7 @@ void Renderer::walkGraph(const FrameView& view, FrameGraphBuilder& builder) cons
   }
 }
 
-void Renderer::applyGraph(const FrameGraph& graph, bool wide, bool stopped) {
+void Renderer::applyGraph(const FrameGraph& graph, bool stopped) {
   // graph.passes holds the declared passes and, last, the keys that name none: transient textures they
   // touch live up to the frame's end.
   const size_t declared = passes_->count();
@@ -554,10 +554,6 @@ void Renderer::applyGraph(const FrameGraph& graph, bool wide, bool stopped) {
     const auto create = live_.createPacket<cmd::CreateTexture>(ResourceKind::Texture, texture);
     return create && (create->desc.usage & texture_usage::kTransient) != 0;
   });
-  // A wide frame runs every pass on the graphics queue (Device::preferQueue).
-  if (wide) {
-    for (TransientLife& life : lives) life.graphicsOnly = true;
-  }
   // A transient attachment of the pass where its life ends is not needed after it, when rendering runs
   // to the pass's end (a pass begun again after an interruption loads what the one before stored).
   if (!stopped) {
@@ -572,15 +568,21 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
   clock.enter(FramePhase::Sweep);
   FrameGraphBuilder builder;
   if (graph) builder = graphBuilder();
+  asyncPassCuts(view.sorted.size(), jobs);
   const std::span<const TranslationJob> plan = planner_->plan(
-      view, jobs, pool_.get(),
+      view, jobs - static_cast<uint32_t>(wideCuts_.size()), pool_.get(),
       [this](uint32_t slot) { return slot < computePipelines_.size() && computePipelines_[slot] != 0; },
-      graph ? JobPlanner::GraphInput{graphPasses_, passes_->starts()} : JobPlanner::GraphInput{});
+      graph ? JobPlanner::GraphInput{graphPasses_, passes_->starts()} : JobPlanner::GraphInput{}, wideCuts_);
+  jobs = static_cast<uint32_t>(plan.size());
   if (graph) {
     planner_->mergeGraph(builder);
-    applyGraph(builder.finish(), true, false);
+    const FrameGraph frameGraph = builder.finish();
+    applyGraph(frameGraph, false);
+    assignJobQueues(plan, frameGraph);
+  } else {
+    jobQueues_.assign(jobs, QueueClass::Graphics);
   }
-  device_.beginJobs(jobs);
+  device_.beginJobs(jobQueues_);
   clock.enter(FramePhase::Translate);
   std::array<uint64_t, kMaxRenderWorkers> packets{};
   std::array<DrawCounts, kMaxRenderWorkers> jobDraws{};
@@ -628,6 +630,38 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
     draws.mergedDraws += jobDraws[j].mergedDraws;
   }
   return total;
+}
+
+void Renderer::asyncPassCuts(size_t keys, uint32_t jobs) {
+  wideCuts_.clear();
+  const std::span<const PassDesc> descs = passes_->descs();
+  for (size_t p = 0; p < descs.size(); ++p) {
+    const size_t first = passes_->start(p), end = passes_->start(p + 1);
+    if (first == end || !descs[p].target.isNull() || descs[p].queue != QueueClass::AsyncCompute) continue;
+    if (first > 0 && (wideCuts_.empty() || wideCuts_.back() != first)) wideCuts_.push_back(first);
+    if (end < keys) wideCuts_.push_back(end);
+  }
+  if (wideCuts_.size() >= jobs) wideCuts_.clear();
+}
+
+void Renderer::assignJobQueues(std::span<const TranslationJob> plan, const FrameGraph& graph) {
+  jobQueues_.assign(plan.size(), QueueClass::Graphics);
+  const std::span<const size_t> starts = passes_->starts();
+  for (size_t j = 0; j < plan.size(); ++j) {
+    const auto after = std::upper_bound(starts.begin(), starts.end(), plan[j].firstKey);
+    if (after == starts.begin() || after == starts.end()) continue;  // before the passes, or naming none
+    const size_t p = static_cast<size_t>(after - starts.begin()) - 1;
+    if (plan[j].endKey > *after || passes_->queueOf(p) != QueueClass::AsyncCompute) continue;
+    bool depth = false;
+    for (const auto* list : {&graph.passes[p].reads, &graph.passes[p].writes}) {
+      for (const GraphResource& r : *list) {
+        if (r.kind != ResourceKind::Texture) continue;
+        const auto create = live_.createPacket<cmd::CreateTexture>(ResourceKind::Texture, r.handle);
+        depth = depth || (create && isDepthFormat(create->desc.format));
+      }
+    }
+    if (!depth) jobQueues_[j] = QueueClass::AsyncCompute;
+  }
 }
 
 uint64_t Renderer::translate(const FrameView& view, size_t first, size_t end, uint64_t stopAfterPackets,

@@ -63,18 +63,27 @@ JobPlanner::JobPlanner() {
 
 std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, uint32_t count,
                                                        WorkerPool* pool, IsComputeFn isCompute,
-                                                       const void* fn, GraphInput graph) {
+                                                       const void* fn, GraphInput graph,
+                                                       std::span<const size_t> cuts) {
   const size_t keys = view.sorted.size();
   count = std::max<uint32_t>(1, count);
-  jobs_.resize(count);
 
-  // Segments: about kMinSegmentKeys keys at least, kSegmentsPerJob per job at most, one per job at least.
-  const size_t segmentCount =
-      std::clamp<size_t>(keys / kMinSegmentKeys, count, size_t{count} * kSegmentsPerJob);
+  // Segments: about kMinSegmentKeys keys at least, kSegmentsPerJob per job at most, one per job at least;
+  // every cut begins one.
+  const size_t even = std::clamp<size_t>(keys / kMinSegmentKeys, count, size_t{count} * kSegmentsPerJob);
+  segmentStarts_.clear();
+  for (size_t s = 0; s < even; ++s) segmentStarts_.push_back(keys * s / even);
+  for (const size_t cut : cuts) {
+    REEL_ASSERT(cut > 0 && cut < keys, "plan: a cut outside the frame's keys");
+    segmentStarts_.push_back(cut);
+  }
+  std::sort(segmentStarts_.begin(), segmentStarts_.end());
+  segmentStarts_.erase(std::unique(segmentStarts_.begin(), segmentStarts_.end()), segmentStarts_.end());
+  const size_t segmentCount = segmentStarts_.size();
   segments_.resize(segmentCount);
   for (size_t s = 0; s < segmentCount; ++s) {
-    segments_[s].firstKey = keys * s / segmentCount;
-    segments_[s].endKey = keys * (s + 1) / segmentCount;
+    segments_[s].firstKey = segmentStarts_[s];
+    segments_[s].endKey = s + 1 < segmentCount ? segmentStarts_[s + 1] : keys;
   }
   const uint32_t threads = pool ? std::min(count, pool->threads()) : 1;
   if (sweepers_.size() < threads) sweepers_.resize(threads);
@@ -98,7 +107,7 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
   }
 
   // Job boundaries on the segment boundaries nearest to equal packet shares; every job keeps at least
-  // one segment.
+  // one segment. Then the cuts, where no boundary is yet.
   uint64_t total = 0;
   for (const Segment& segment : segments_) total += segment.packets;
   boundaries_.assign(count + 1, 0);
@@ -116,6 +125,14 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
       boundaries_[j] = s;
     }
   }
+  for (const size_t cut : cuts) {
+    const auto at = std::lower_bound(segmentStarts_.begin(), segmentStarts_.end(), cut);
+    boundaries_.push_back(static_cast<uint32_t>(at - segmentStarts_.begin()));
+  }
+  std::sort(boundaries_.begin(), boundaries_.end());
+  boundaries_.erase(std::unique(boundaries_.begin(), boundaries_.end()), boundaries_.end());
+  count = static_cast<uint32_t>(boundaries_.size() - 1);
+  jobs_.resize(count);
 
   // Combine the summaries in order; each job starts from the state after the segments before it.
   state_.assign(scopeCount(), Ref{});

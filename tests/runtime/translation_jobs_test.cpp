@@ -28,7 +28,9 @@ class JobDevice final : public SilentDevice {
   };
   JobDevice() : SilentDevice("jobs") {}
 
-  void beginJobs(uint32_t count) override {
+  void beginJobs(std::span<const QueueClass> queues) override {
+    const size_t count = queues.size();
+    jobQueues.assign(queues.begin(), queues.end());
     jobs.assign(count, {});
     preparedInJobs.assign(count, {});
     replaying.assign(count, 0);
@@ -37,6 +39,7 @@ class JobDevice final : public SilentDevice {
 
   std::vector<Call> serial;             // packets translated outside jobs
   std::vector<std::vector<Call>> jobs;  // the last wide frame's, per job
+  std::vector<QueueClass> jobQueues;    // the last wide frame's, per job
   // Each prepareReads on the render thread, and how many serial packets came before it.
   std::vector<std::pair<size_t, std::vector<GraphResource>>> prepared;
   // Each prepareReads in a job (but those of the state it replays), by job.
@@ -450,16 +453,41 @@ TEST(DeclaredPasses, APassThatPrefersAnotherQueueIsAnnouncedAroundItsKeysOnTheRe
   };
   EXPECT_EQ(device.queueCalls, expected);
 
-  // A wide frame stays on the graphics queue: no job announces a queue, and neither does the render
-  // thread.
+  // A wide frame: nothing announces a queue (preferQueue is device-wide, jobs run at once); instead each
+  // job is for one queue (beginJobs), and the compute pass's keys, between graphics work, make jobs of
+  // their own, for async compute.
   device.queueCalls.clear();
   passes = declare();
-  for (uint32_t i = 0; i < 4 * kMinJobKeys; ++i) bucket.add<cmd::Dispatch>(passes[1], i).groupsX = i;
+  // Pass sizes that the jobs' even shares do not meet.
+  constexpr uint32_t kComputeKeys = 4 * kMinJobKeys + 37;
+  for (uint32_t i = 0; i < kMinJobKeys - 29; ++i) bucket.add<cmd::Draw>(passes[0], i).vertexCount = 1;
+  for (uint32_t i = 0; i < kComputeKeys; ++i) bucket.add<cmd::Dispatch>(passes[1], i).groupsX = i + 2;
+  for (uint32_t i = 0; i < 2 * kMinJobKeys + 11; ++i) bucket.add<cmd::Dispatch>(passes[3], i).groupsX = 1;
   renderer.kick();
   renderer.flushAndWait();
-  ASSERT_FALSE(device.jobs.empty()) << "the frame went wide";
+  ASSERT_GT(device.jobs.size(), 2u) << "the frame went wide";
   EXPECT_TRUE(device.queueCalls.empty());
   EXPECT_TRUE(device.takeErrors().empty());
+  ASSERT_EQ(device.jobQueues.size(), device.jobs.size());
+  // Job by job: each job's first own packet (the draws' pass begins with BeginRenderPass) says where it
+  // lies; a job on async compute holds the compute pass's dispatches (groupsX = key) and nothing else.
+  size_t computeDispatches = 0;
+  for (size_t j = 0; j < device.jobs.size(); ++j) {
+    size_t dispatches = 0, others = 0;
+    for (const JobDevice::Call& c : device.jobs[j]) {
+      if (c.replayed) continue;
+      const bool compute = c.type == CommandType::Dispatch && low32(c.head) != 1;
+      (compute ? dispatches : others) += 1;
+    }
+    if (device.jobQueues[j] == Q::AsyncCompute) {
+      EXPECT_GT(dispatches, 0u) << "job " << j;
+      EXPECT_EQ(others, 0u) << "job " << j << " on async compute holds other work";
+      computeDispatches += dispatches;
+    } else {
+      EXPECT_EQ(dispatches, 0u) << "job " << j << " holds compute-pass work on graphics";
+    }
+  }
+  EXPECT_EQ(computeDispatches, kComputeKeys);
 }
 
 // What a device sees at each draw: the pass open and the viewport set (a pass's begin resets it).
@@ -633,6 +661,7 @@ TEST(DeclaredPasses, AWideFrameGetsTheGraphOneThreadBuilds) {
       PassDesc desc;
       if (rng() % 3 != 0) desc.target = targets[rng() % targets.size()];
       if (rng() % 4 == 0) desc.colorLoad = LoadOp::Load;
+      if (desc.target.isNull() && rng() % 2 == 0) desc.queue = QueueClass::AsyncCompute;
       passes.push_back(r.declarePass("p", desc));
     }
     auto& bucket = renderer.createBucket<uint32_t>("b");
@@ -689,7 +718,7 @@ TEST(DeclaredPasses, AWideFrameGetsTheGraphOneThreadBuilds) {
     EXPECT_EQ(b.first, a.first) << i;
     EXPECT_EQ(b.last, a.last) << i;
     EXPECT_EQ(b.discardable, a.discardable) << i;
-    EXPECT_TRUE(b.graphicsOnly) << "a wide frame runs every pass on graphics";
+    EXPECT_EQ(b.graphicsOnly, a.graphicsOnly) << i;
   }
 }
 

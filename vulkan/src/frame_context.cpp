@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "reel/runtime/assert.h"
+
 namespace reel::vk {
 
 FrameContext::FrameContext(const DeviceFns& fns, MemoryAllocator& allocator,
@@ -41,17 +43,21 @@ Result<VkCommandBuffer> FrameContext::beginCommandBuffer(QueueKind queue) {
   return begin(pool);
 }
 
-Result<void> FrameContext::prepareJobPools(uint32_t jobs) {
-  while (jobPools_.size() < jobs) {
-    auto pool = std::make_unique<Pool>();
-    if (auto made = makePool(*pool); !made) return made;
-    jobPools_.push_back(std::move(pool));
+Result<void> FrameContext::prepareJobPools(std::span<const QueueKind> jobs) {
+  if (jobPools_.size() < jobs.size()) jobPools_.resize(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    REEL_ASSERT(jobs[j] != QueueKind::Transfer, "prepareJobPools: jobs record for graphics or compute");
+    std::unique_ptr<Pool>& pool = jobPools_[j][static_cast<size_t>(jobs[j])];
+    if (pool) continue;
+    auto made = std::make_unique<Pool>();
+    if (auto ok = makePool(*made, jobs[j]); !ok) return ok;
+    pool = std::move(made);
   }
   return {};
 }
 
-Result<VkCommandBuffer> FrameContext::beginJobCommandBuffer(uint32_t job) {
-  return begin(*jobPools_.at(job));
+Result<VkCommandBuffer> FrameContext::beginJobCommandBuffer(uint32_t job, QueueKind queue) {
+  return begin(*jobPools_.at(job)[static_cast<size_t>(queue)]);
 }
 
 Result<VkCommandBuffer> FrameContext::begin(Pool& p) {
@@ -165,7 +171,11 @@ void FrameContext::recycle(const MemoryAllocator& allocator) {
   };
   reset(main_);
   for (Pool& p : others_) reset(p);
-  for (auto& p : jobPools_) reset(*p);
+  for (auto& job : jobPools_) {
+    for (auto& p : job) {
+      if (p) reset(*p);
+    }
+  }
   upload.reset();
   readback.reset();
 }

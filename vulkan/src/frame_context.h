@@ -12,9 +12,11 @@
 // waitIdle), so reading never stalls the GPU, and the frame's time arrives framesInFlight frames after
 // its CPU times.
 
+#include <array>
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "queues.h"
@@ -78,10 +80,11 @@ class FrameContext {
   Result<void> init();
   // A primary command buffer from this context's pool for that queue, begun for one submission.
   Result<VkCommandBuffer> beginCommandBuffer(QueueKind queue = QueueKind::Graphics);
-  // Wide translation: a command pool for each of `jobs` jobs (render thread, before the jobs start), then
-  // a primary command buffer from job `job`'s pool (on that job's thread: each pool has one user).
-  Result<void> prepareJobPools(uint32_t jobs);
-  Result<VkCommandBuffer> beginJobCommandBuffer(uint32_t job);
+  // Wide translation: a command pool for each job, for the queue it records for (render thread, before
+  // the jobs start), then a primary command buffer from job `job`'s pool (on that job's thread: each pool
+  // has one user).
+  Result<void> prepareJobPools(std::span<const QueueKind> jobs);
+  Result<VkCommandBuffer> beginJobCommandBuffer(uint32_t job, QueueKind queue);
   // Frees and delivers what the finished GPU work held; `allocator` invalidates readback memory.
   void recycle(const MemoryAllocator& allocator);
 
@@ -106,7 +109,8 @@ class FrameContext {
 
   Pool main_;
   Pool others_[kQueueKinds - 1];  // compute, transfer: made at their first command buffer
-  std::vector<std::unique_ptr<Pool>> jobPools_;
+  // Per job, per queue kind (graphics, compute): made when a job first records for that queue.
+  std::vector<std::array<std::unique_ptr<Pool>, 2>> jobPools_;
 };
 
 }  // namespace reel::vk

@@ -1321,17 +1321,25 @@ uint32_t VulkanDeviceImpl::jobCapacity() const {
   return kMaxRenderWorkers;
 }
 
-void VulkanDeviceImpl::beginJobs(uint32_t count) {
+void VulkanDeviceImpl::beginJobs(std::span<const QueueClass> queues) {
+  const auto count = static_cast<uint32_t>(queues.size());
   REEL_ASSERT(count >= 1 && count <= kMaxRenderWorkers, "beginJobs: 1..kMaxRenderWorkers jobs");
   REEL_ASSERT(!main_.pass.rendering, "beginJobs inside rendering: requests never begin a pass");
-  // Jobs record for the graphics queue, and their first uses' barriers go at the end of the command
-  // buffer before them: the frame's requests may have left the render thread on the transfer queue.
+  // The jobs' first uses' barriers go at the end of the command buffer before each job, on its queue;
+  // the first job's before it is the render thread's, on graphics (the frame's requests may have left
+  // it on the transfer queue).
   onQueue(main_, vk::QueueKind::Graphics);
   jobCount_ = ctx_ && !lost_ ? count : 0;
   while (jobs_.size() < jobCount_) jobs_.push_back(std::make_unique<Recorder>());
+  jobQueues_.assign(count, vk::QueueKind::Graphics);
+  const bool compute =
+      severalQueues_ && queues_[static_cast<size_t>(vk::QueueKind::Compute)].queue != VK_NULL_HANDLE;
+  for (uint32_t j = 0; j < count && compute; ++j) {
+    if (queues[j] == QueueClass::AsyncCompute) jobQueues_[j] = vk::QueueKind::Compute;
+  }
   if (jobCount_ == 0) return;
   // Pools are made here, on the render thread; each job then uses its own alone.
-  if (auto made = ctx_->prepareJobPools(jobCount_); !made) {
+  if (auto made = ctx_->prepareJobPools(jobQueues_); !made) {
     reportError("frame " + std::to_string(frame_) + ": " + made.error().message);
     jobCount_ = 0;
   }
@@ -1353,7 +1361,7 @@ void VulkanDeviceImpl::beginJob(uint32_t job) {
   resetBindings(r);
   r.recorded = Recorded{};
   if (job >= jobCount_) return;  // no frame open or the pools failed (reported): the job skips its packets
-  auto cmd = ctx_->beginJobCommandBuffer(job);
+  auto cmd = ctx_->beginJobCommandBuffer(job, jobQueues_[job]);
   if (!cmd) {
     reportError("frame " + std::to_string(frame_) + ": job " + std::to_string(job) + ": " +
                 cmd.error().message);
@@ -1389,7 +1397,11 @@ void VulkanDeviceImpl::endJobs() {
   if (jobCount_ == 0) return;
   // The render thread's command buffer so far (the frame's requests) ends the frame's first part; the
   // timer's first timestamp is in it and its last goes in the command buffer opened after the jobs.
+  // Consecutive jobs for one queue make one submission; where the queue changes, what came before is
+  // submitted and a command buffer on the next queue opens for the first uses' barriers (which also
+  // find the semaphore waits that queue's submission needs, queues.h).
   VkCommandBuffer before = cmd_;
+  vk::QueueKind queue = vk::QueueKind::Graphics;  // the queue of `before` and pendingCommandBuffers_
   bool failed = false;
   auto close = [&](VkCommandBuffer cmd) {
     if (VkResult result = fns_->t.vkEndCommandBuffer(cmd); result != VK_SUCCESS) {
@@ -1398,9 +1410,34 @@ void VulkanDeviceImpl::endJobs() {
     }
     pendingCommandBuffers_.push_back(cmd);
   };
-  for (uint32_t j = 0; j < jobCount_; ++j) {
+  // Submits what records for `queue` and goes on with `next`; `open`: a command buffer for the next
+  // job's first uses.
+  auto moveTo = [&](vk::QueueKind next, bool open) {
+    close(before);
+    before = VK_NULL_HANDLE;
+    if (!failed) {
+      if (auto submitted = submitOn(queue, pendingCommandBuffers_); !submitted) {
+        reportError("frame " + std::to_string(frame_) + ": " + submitted.error().message);
+        failed = true;
+      }
+    }
+    pendingCommandBuffers_.clear();
+    queue = current_ = next;
+    barriers_.setSegment(&segments_[static_cast<size_t>(next)]);
+    if (failed || !open) return;
+    auto cmd = ctx_->beginCommandBuffer(next);
+    if (!cmd) {
+      reportError("frame " + std::to_string(frame_) + ": " + cmd.error().message);
+      failed = true;
+      return;
+    }
+    before = *cmd;
+  };
+  for (uint32_t j = 0; j < jobCount_ && !failed; ++j) {
     Recorder& job = *jobs_[j];
     if (job.cmd == VK_NULL_HANDLE) continue;  // reported at beginJob
+    if (jobQueues_[j] != queue) moveTo(jobQueues_[j], true);
+    if (failed) break;
     for (const JobUse& u : job.uses) {
       if (u.handedOver) continue;  // the job recorded its barrier
       if (u.image) {
@@ -1415,7 +1452,7 @@ void VulkanDeviceImpl::endJobs() {
       vk::SyncState& truth =
           u.image ? static_cast<vk::Texture*>(u.resource)->sync : static_cast<vk::Buffer*>(u.resource)->sync;
       if (const vk::QueueSegment* segment = barriers_.segment(); segment && u.wrote) {
-        // The first use above took the resource onto the graphics queue; a later write in the job counts.
+        // The first use above took the resource onto the job's queue; a later write in the job counts.
         vk::noteWrite(u.image ? static_cast<vk::Texture*>(u.resource)->queues
                               : static_cast<vk::Buffer*>(u.resource)->queues,
                       *segment);
@@ -1447,19 +1484,26 @@ void VulkanDeviceImpl::endJobs() {
     stats_.renderPassSuspensions += js.renderPassSuspensions;
     stats_.storesDiscarded += js.storesDiscarded;
   }
-  close(before);
+  // The rest of the frame (destroys, readbacks, presentation) records for graphics, in a new command
+  // buffer.
+  if (!failed && queue != vk::QueueKind::Graphics) moveTo(vk::QueueKind::Graphics, false);
+  if (before != VK_NULL_HANDLE) close(before);
+  for (uint32_t j = 0; j < jobCount_; ++j) jobs_[j]->cmd = VK_NULL_HANDLE;  // a failure left them unjoined
   jobCount_ = 0;
-  // The rest of the frame (destroys, readbacks, presentation) records into a new command buffer.
   cmd_ = VK_NULL_HANDLE;
-  auto cmd = ctx_->beginCommandBuffer();
-  if (!cmd || failed) {
-    if (!cmd) reportError("frame " + std::to_string(frame_) + ": " + cmd.error().message);
-    pendingCommandBuffers_.clear();  // nothing of this frame is submitted
-    return;
+  if (!failed) {
+    if (auto cmd = ctx_->beginCommandBuffer()) {
+      cmd_ = *cmd;
+      resetBindings(main_);
+      invalidateRecorded(main_);
+      return;
+    } else {
+      reportError("frame " + std::to_string(frame_) + ": " + cmd.error().message);
+    }
   }
-  cmd_ = *cmd;
-  resetBindings(main_);
-  invalidateRecorded(main_);
+  pendingCommandBuffers_.clear();  // nothing more of this frame is submitted
+  current_ = vk::QueueKind::Graphics;
+  if (severalQueues_) barriers_.setSegment(&segments_[0]);
 }
 
 }  // namespace reel

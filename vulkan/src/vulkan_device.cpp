@@ -188,59 +188,22 @@ void VulkanDeviceImpl::takeWaits(vk::QueueKind kind, std::vector<VkSemaphoreSubm
   }
 }
 
-Result<void> VulkanDeviceImpl::submitOther(vk::QueueKind kind) {
+Result<uint64_t> VulkanDeviceImpl::submitOn(vk::QueueKind kind, std::span<const VkCommandBuffer> commands,
+                                            VkSemaphore wait, VkPipelineStageFlags2 waitStage,
+                                            VkSemaphore signal) {
   const auto k = static_cast<size_t>(kind);
-  VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
-  if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
-    return vk::vkError("vkEndCommandBuffer", r);
-  }
-  OtherQueue& queue = queues_[k];
-  const uint64_t serial = queue.lastSerial + 1;
-  std::vector<VkSemaphoreSubmitInfo> waits;
-  takeWaits(kind, waits);
-  auto command = vk::make<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-  command.commandBuffer = cmd;
-  auto signal = vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO);
-  signal.semaphore = queue.timeline.get();
-  signal.value = serial;
-  signal.stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-  auto info = vk::make<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
-  info.waitSemaphoreInfoCount = static_cast<uint32_t>(waits.size());
-  info.pWaitSemaphoreInfos = waits.data();
-  info.commandBufferInfoCount = 1;
-  info.pCommandBufferInfos = &command;
-  info.signalSemaphoreInfoCount = 1;
-  info.pSignalSemaphoreInfos = &signal;
-  if (VkResult r = fns_->t.vkQueueSubmit2(queue.queue, 1, &info, VK_NULL_HANDLE); r != VK_SUCCESS) {
-    if (vk::isDeviceLost(r)) reportLost("vkQueueSubmit2");
-    return vk::vkError("vkQueueSubmit2", r);
-  }
-  queue.lastSerial = serial;
-  segments_[k].serial = serial + 1;
-  ++stats_.submits;
-  ++(kind == vk::QueueKind::Compute ? stats_.computeSubmits : stats_.transferSubmits);
-  return {};
-}
-
-Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage,
-                                          VkSemaphore signal, bool endTimer) {
-  VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
-  if (ctx_ && endTimer) ctx_->gpuTimer.endCommandBuffer(cmd);
-  if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
-    return vk::vkError("vkEndCommandBuffer", r);
-  }
-  const uint64_t serial = lastSerial_ + 1;
-  // A wide frame's earlier command buffers (requests, then each job's) go first, in order.
-  std::vector<VkCommandBufferSubmitInfo> commands(pendingCommandBuffers_.size() + 1);
+  const bool graphics = kind == vk::QueueKind::Graphics;
+  uint64_t& last = graphics ? lastSerial_ : queues_[k].lastSerial;
+  const uint64_t serial = last + 1;
+  std::vector<VkCommandBufferSubmitInfo> infos(commands.size());
   for (size_t i = 0; i < commands.size(); ++i) {
-    commands[i] = vk::make<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
-    commands[i].commandBuffer = i < pendingCommandBuffers_.size() ? pendingCommandBuffers_[i] : cmd;
+    infos[i] = vk::make<VkCommandBufferSubmitInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO);
+    infos[i].commandBuffer = commands[i];
   }
-  pendingCommandBuffers_.clear();
   VkSemaphoreSubmitInfo signals[2] = {
       vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO),
       vk::make<VkSemaphoreSubmitInfo>(VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO)};
-  signals[0].semaphore = timeline_.get();
+  signals[0].semaphore = graphics ? timeline_.get() : queues_[k].timeline.get();
   signals[0].value = serial;
   signals[0].stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
   signals[1].semaphore = signal;
@@ -252,21 +215,47 @@ Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags
     waitInfo.stageMask = waitStage;
     waits.push_back(waitInfo);
   }
-  if (severalQueues_) takeWaits(vk::QueueKind::Graphics, waits);
+  if (severalQueues_) takeWaits(kind, waits);
   auto info = vk::make<VkSubmitInfo2>(VK_STRUCTURE_TYPE_SUBMIT_INFO_2);
   info.waitSemaphoreInfoCount = static_cast<uint32_t>(waits.size());
   info.pWaitSemaphoreInfos = waits.data();
-  info.commandBufferInfoCount = static_cast<uint32_t>(commands.size());
-  info.pCommandBufferInfos = commands.data();
+  info.commandBufferInfoCount = static_cast<uint32_t>(infos.size());
+  info.pCommandBufferInfos = infos.data();
   info.signalSemaphoreInfoCount = signal ? 2 : 1;
   info.pSignalSemaphoreInfos = signals;
-  if (VkResult r = fns_->t.vkQueueSubmit2(context_->queue(), 1, &info, VK_NULL_HANDLE); r != VK_SUCCESS) {
+  VkQueue queue = graphics ? context_->queue() : queues_[k].queue;
+  if (VkResult r = fns_->t.vkQueueSubmit2(queue, 1, &info, VK_NULL_HANDLE); r != VK_SUCCESS) {
     if (vk::isDeviceLost(r)) reportLost("vkQueueSubmit2");
     return vk::vkError("vkQueueSubmit2", r);
   }
-  lastSerial_ = serial;
-  segments_[0].serial = serial + 1;
+  last = serial;
+  segments_[k].serial = serial + 1;
   ++stats_.submits;
+  if (!graphics) ++(kind == vk::QueueKind::Compute ? stats_.computeSubmits : stats_.transferSubmits);
+  return serial;
+}
+
+Result<void> VulkanDeviceImpl::submitOther(vk::QueueKind kind) {
+  VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
+  if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
+    return vk::vkError("vkEndCommandBuffer", r);
+  }
+  auto submitted = submitOn(kind, {&cmd, 1});
+  if (!submitted) return submitted.error();
+  return {};
+}
+
+Result<uint64_t> VulkanDeviceImpl::submit(VkSemaphore wait, VkPipelineStageFlags2 waitStage,
+                                          VkSemaphore signal, bool endTimer) {
+  VkCommandBuffer cmd = std::exchange(cmd_, VK_NULL_HANDLE);
+  if (ctx_ && endTimer) ctx_->gpuTimer.endCommandBuffer(cmd);
+  if (VkResult r = fns_->t.vkEndCommandBuffer(cmd); r != VK_SUCCESS) {
+    return vk::vkError("vkEndCommandBuffer", r);
+  }
+  // A wide frame's earlier command buffers (requests, then each job's) go first, in order.
+  pendingCommandBuffers_.push_back(cmd);
+  auto serial = submitOn(vk::QueueKind::Graphics, pendingCommandBuffers_, wait, waitStage, signal);
+  pendingCommandBuffers_.clear();
   return serial;
 }
 

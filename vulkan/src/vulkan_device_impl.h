@@ -140,6 +140,12 @@ class VulkanDeviceImpl final : public VulkanDevice {
                           VkSemaphore signal = VK_NULL_HANDLE, bool endTimer = true);
   // Ends and submits the open command buffer on a compute or transfer queue.
   Result<void> submitOther(vk::QueueKind kind);
+  // Submits ended command buffers, in order, on `kind`'s queue: waits for what its segment needs of the
+  // other queues (and on `wait`, binary, at `waitStage`), signals its timeline with the next serial
+  // (returned; and `signal` when given).
+  Result<uint64_t> submitOn(vk::QueueKind kind, std::span<const VkCommandBuffer> commands,
+                            VkSemaphore wait = VK_NULL_HANDLE, VkPipelineStageFlags2 waitStage = 0,
+                            VkSemaphore signal = VK_NULL_HANDLE);
   // The semaphore waits a segment of `kind` needs (queues.h), appended to `waits`; forgets them.
   void takeWaits(vk::QueueKind kind, std::vector<VkSemaphoreSubmitInfo>& waits);
   Result<void> waitSerial(uint64_t serial);
@@ -224,7 +230,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // drawing and blits) runs, given the preferred queue class and the queues the device has.
   vk::QueueKind queueFor(vk::QueueKind capability) const;
   // The render thread's recorder moves to a segment on `kind` (submitting the current one) unless it is
-  // there already. Jobs never move: wide frames run on the graphics queue.
+  // there already. Jobs never move: each records for the queue beginJobs gave it (jobQueues_).
   void onQueue(Recorder& r, vk::QueueKind kind);
   // Submits the render thread's segment and begins the next, on `kind` (which may be the same queue: a
   // split, so that a wait the next commands need is not one of those before them).
@@ -443,7 +449,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   bool anyLiveRead(std::span<const GraphResource> reads, F&& f);
   // Wide translation (Device's job interface).
   uint32_t jobCapacity() const override;
-  void beginJobs(uint32_t count) override;
+  void beginJobs(std::span<const QueueClass> queues) override;
   void beginJob(uint32_t job) override;
   void startJobRange() override;
   void endJob(uint32_t job) override;
@@ -461,6 +467,7 @@ class VulkanDeviceImpl final : public VulkanDevice {
   Pass& pass_ = main_.pass;
   std::vector<std::unique_ptr<Recorder>> jobs_;  // [0, jobCount_) in use this frame
   uint32_t jobCount_ = 0;
+  std::vector<vk::QueueKind> jobQueues_;                // per job this frame: the queue it records for
   std::vector<VkCommandBuffer> pendingCommandBuffers_;  // ended, submitted before cmd_ (wide frames)
   std::mutex uploadMutex_;                              // jobs share the frame context's upload arena
 

@@ -87,7 +87,10 @@ class Device {
   // A device that can record several contiguous ranges of one frame's sorted packets at once, each on
   // its own thread into its own command list, says how many ranges it takes (jobCapacity() > 1). The
   // default, 1, keeps every frame on the render thread (NullDevice). Per wide frame the renderer calls:
-  //   beginJobs(count)   render thread, after the frame's observers
+  //   beginJobs(queues)  render thread, after the frame's observers: one entry per job, the queue class
+  //                      its commands are for (AsyncCompute: a job inside a declared pass that the
+  //                      frame's graph puts on async compute, whose commands need no graphics queue;
+  //                      else Graphics); a device with one queue records every job for it
   //   for each job j, on one thread per job, the jobs at the same time:
   //     enterJob(j); the state packets in force at the job's start, in sort order (the device applies
   //     them and neither reports nor counts anything); startJobRange(); the job's own packets; leaveJob()
@@ -96,8 +99,8 @@ class Device {
   virtual uint32_t jobCapacity() const {
     return 1;
   }
-  virtual void beginJobs(uint32_t count) {
-    (void)count;
+  virtual void beginJobs(std::span<const QueueClass> queues) {
+    (void)queues;
   }
   void enterJob(uint32_t job);
   virtual void startJobRange() {}
@@ -130,7 +133,8 @@ class Device {
   // renderer goes back to Graphics after a frame's last declared pass. A device with a queue of that class
   // may run there the commands that queue supports (dispatches on async compute, copies on transfer) and
   // keeps the others on its graphics queue; results never depend on it. Only for frames translated on one
-  // thread (the render thread); wide frames stay on the graphics queue. The default ignores it.
+  // thread (the render thread); a wide frame's jobs each record for the queue beginJobs gives them. The
+  // default ignores it.
   virtual void preferQueue(QueueClass queue) {
     (void)queue;
   }

@@ -119,12 +119,13 @@ namespace detail {
 struct LeasePool;  // renderer.cpp: the frame records that FrameLeases hold
 class PhaseClock;  // renderer.cpp: times the render thread's phases
 }  // namespace detail
-class WorkerPool;      // worker_pool.h: the render workers
-class JobPlanner;      // translation_jobs.h: job ranges and the state each starts from
-class RadixSorter;     // radix_sort.h: the frame's sort, parallel when large
-class InstanceMerger;  // instance_merge.h: runs of draws folded into instanced draws
-class SortPrefixes;    // radix_sort.h: each key's pass and bucket order
-class DeclaredPasses;  // declared_passes.h: the frame's passes, begun and ended around their keys
+class WorkerPool;       // worker_pool.h: the render workers
+struct TranslationJob;  // translation_jobs.h: a wide frame's range of keys
+class JobPlanner;       // translation_jobs.h: job ranges and the state each starts from
+class RadixSorter;      // radix_sort.h: the frame's sort, parallel when large
+class InstanceMerger;   // instance_merge.h: runs of draws folded into instanced draws
+class SortPrefixes;     // radix_sort.h: each key's pass and bucket order
+class DeclaredPasses;   // declared_passes.h: the frame's passes, begun and ended around their keys
 struct InstanceMergeCursor;
 
 class Renderer {
@@ -236,10 +237,19 @@ class Renderer {
   // The builder for this frame's graph: the declared passes, then one more for the keys naming none.
   FrameGraphBuilder graphBuilder();
   void walkGraph(const FrameView& view, FrameGraphBuilder& builder) const;
-  void applyGraph(const FrameGraph& graph, bool wide, bool stopped);
-  // Wide frames: the sweep, then `jobs` jobs on the render workers; each job's wall time into jobWall.
+  void applyGraph(const FrameGraph& graph, bool stopped);
+  // Wide frames: the sweep, then up to `jobs` jobs on the render workers; each job's wall time into
+  // jobWall.
   uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing,
                          bool merge, DrawCounts& draws, bool graph);
+  // Wide frames on several queues: a job records for one queue, so each declared pass that may run on
+  // async compute (no target, preferring it) is a job of its own or several: its first key and the key
+  // after its last begin jobs. Empty when they would take more than `jobs` - 1 of the frame's jobs.
+  void asyncPassCuts(size_t keys, uint32_t jobs);
+  // Each planned job's queue: async compute for a job inside a pass the graph puts there (passQueue)
+  // that touches no depth or stencil texture (only graphics queues copy those, and a job cannot move to
+  // another queue part way); graphics for every other.
+  void assignJobQueues(std::span<const TranslationJob> plan, const FrameGraph& graph);
 
   Device& device_;
   RendererConfig config_;
@@ -275,6 +285,8 @@ class Renderer {
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<JobPlanner> planner_;
   std::vector<PassDesc> graphPasses_;       // graphBuilder's passes (capacity kept between frames)
+  std::vector<size_t> wideCuts_;            // asyncPassCuts
+  std::vector<QueueClass> jobQueues_;       // assignJobQueues
   std::unique_ptr<RadixSorter> sorter_;     // on pool_ for large frames
   std::vector<uint8_t> computePipelines_;   // per pipeline handle slot: binds to the compute bind point
   std::unique_ptr<InstanceMerger> merger_;  // null when merging is off

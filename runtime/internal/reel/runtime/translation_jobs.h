@@ -91,15 +91,19 @@ class JobPlanner {
     std::span<const PassDesc> passes;
     std::span<const size_t> starts;  // passes.size() entries
   };
+  // `cuts`: sorted key positions in (0, keys) where a job must begin, besides the `count` jobs' own
+  // boundaries (so the plan may have up to count + cuts.size() jobs): a range of keys that must be a job
+  // of its own (a pass that runs on another queue) starts and ends at cuts.
   template <typename IsCompute>
   std::span<const TranslationJob> plan(const FrameView& view, uint32_t count, WorkerPool* pool,
-                                       IsCompute&& computePipeline, GraphInput graph = {}) {
+                                       IsCompute&& computePipeline, GraphInput graph = {},
+                                       std::span<const size_t> cuts = {}) {
     return planErased(
         view, count, pool,
         [](const void* f, uint32_t slot) {
           return (*static_cast<const std::remove_reference_t<IsCompute>*>(f))(slot);
         },
-        &computePipeline, graph);
+        &computePipeline, graph, cuts);
   }
   // The graph parts of the last plan() given graph passes, into `builder` (made for the same passes).
   void mergeGraph(FrameGraphBuilder& builder) const;
@@ -122,7 +126,8 @@ class JobPlanner {
  private:
   using IsComputeFn = bool (*)(const void*, uint32_t);
   std::span<const TranslationJob> planErased(const FrameView& view, uint32_t count, WorkerPool* pool,
-                                             IsComputeFn isCompute, const void* fn, GraphInput graph);
+                                             IsComputeFn isCompute, const void* fn, GraphInput graph,
+                                             std::span<const size_t> cuts);
 
   // A packet of the frame: its key, its place in the key's chain (what orders packets of one key) and its
   // header's offset. offset 0 (no packet has it): none.
@@ -174,8 +179,9 @@ class JobPlanner {
   std::vector<TypeInfo> types_;
   std::vector<TranslationJob> jobs_;
   std::vector<Segment> segments_;
-  std::vector<Sweeper> sweepers_;     // one per sweeping thread
-  std::vector<uint32_t> boundaries_;  // per job, its first segment
+  std::vector<Sweeper> sweepers_;      // one per sweeping thread
+  std::vector<size_t> segmentStarts_;  // each segment's first key
+  std::vector<uint32_t> boundaries_;   // per job, its first segment; then the segment count
   // The combined state while the render thread walks the summaries.
   std::vector<Ref> state_;
   std::vector<Ref> markers_;  // open debug markers, outermost first
