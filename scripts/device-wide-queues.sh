@@ -39,7 +39,7 @@ log "golden traces whose passes prefer async compute, replayed wide with several
 for trace in deferred_declared default_declared deferred_transient; do
   REEL_VALIDATE=1 "$bin/reel" replay "traces/$trace.reel" --render-workers 8 --json > "$out/replay_$trace.json" 2>&1
   echo "$trace replay exit: $?" | tee -a "$out/summary.txt"
-  python3 -c "import json,sys; t=open(sys.argv[1]).read(); d=json.loads(t[t.index('{'):]); print('  queues:', d['queues'], 'device errors:', d['device_errors'])" \
+  python3 -c "import json,sys; t=open(sys.argv[1]).read(); d=json.loads(t[t.index('{'):]); print('  queues:', d['queues'], 'device errors:', d['device_errors'], 'jobs per frame:', [len(f.get('jobs', [])) for f in d['render_thread']])" \
     "$out/replay_$trace.json" | tee -a "$out/summary.txt"
 done
 
