@@ -106,6 +106,20 @@ TEST(CliReplay, TheNullDeviceWritesNoImages) {
   EXPECT_EQ(runReel("replay " + kCubes + " --device null").exitCode, 0);
 }
 
+// REEL_QUEUES takes 1 (one queue) or shared (every queue's sharing, all work on graphics); anything else
+// is one line naming it and exit 2, before any frame.
+TEST(CliReplay, AnUnknownQueuesSettingIsBadInput) {
+  const RunResult bad = runReelWith("env REEL_QUEUES=2", "replay " + kCubes + " --frames 2");
+  EXPECT_EQ(bad.exitCode, 2) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("REEL_QUEUES=2"), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << "one line: " << bad.err;
+  for (const char* good : {"1", "shared"}) {
+    const RunResult r =
+        runReelWith(std::string("env REEL_QUEUES=") + good, "replay " + kCubes + " --frames 2");
+    EXPECT_EQ(r.exitCode, 0) << good << ": " << r.err;
+  }
+}
+
 // wall_ms of a replayed frame is its time on the render thread, beginFrame to submit: the sum of the
 // phases the renderer measured for it (render_thread), not the time replayFrame took to kick it.
 TEST(CliReplay, PerFrameWallIsTheFramesOwnTime) {

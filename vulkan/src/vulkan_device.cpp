@@ -54,11 +54,20 @@ Result<void> VulkanDeviceImpl::init() {
   config.instanceExtensions = options_.instanceExtensions;
   config.createSurface = options_.createSurface;
   config.oneQueue = options_.oneQueue;
+  // REEL_QUEUES=shared: every queue opened and resources shared as with several queues, but all work on
+  // the graphics queue; what concurrent sharing alone costs (scripts/device-sharing.sh).
+  bool graphicsOnly = false;
   if (const char* queues = std::getenv("REEL_QUEUES"); queues && *queues) {
-    if (std::strcmp(queues, "1") != 0) {
-      return fail("REEL_QUEUES=", queues, ": only 1 (one queue) is understood; unset it for every queue");
+    if (std::strcmp(queues, "1") == 0) {
+      config.oneQueue = true;
+    } else if (std::strcmp(queues, "shared") == 0) {
+      graphicsOnly = true;
+    } else {
+      return fail(
+          "REEL_QUEUES=", queues,
+          ": 1 (one queue) or shared (every queue's sharing, work on graphics) is understood; unset it "
+          "for every queue");
     }
-    config.oneQueue = true;
   }
   auto context = vk::Context::create(config, &VulkanDeviceImpl::onValidationMessage, this);
   if (!context) return context.error();
@@ -70,6 +79,7 @@ Result<void> VulkanDeviceImpl::init() {
   // the frame contexts' arenas included, is created knowing it.
   severalQueues_ = context_->families().size() > 1;
   if (severalQueues_) allocator_->shareWith(context_->families());
+  if (graphicsOnly) severalQueues_ = false;
   pipelines_ = std::make_unique<vk::PipelineLibrary>(*fns_);
   if (auto r = pipelines_->init(options_.pipelineCachePath); !r) return r.error();
 
