@@ -1,6 +1,8 @@
 # Sourced by scripts that take BIN and OUT as their first two arguments and run on the GPU machine (or
 # any): BIN and OUT resolved, the carried loader (.gl/lib), BIN/lib (libraries the machine may lack) and
-# BIN/layer (the Khronos validation layer) on their paths, and log() for OUT/summary.txt.
+# BIN/layer (the Khronos validation layer) on their paths, log() for OUT/summary.txt, report() for what
+# device_report.py makes of the tools' JSON, and both_ways() for a sample scene on several queues and one.
+scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$1" && pwd)
 out=$2
 mkdir -p "$out"
@@ -9,3 +11,22 @@ export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
 [ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH"
 [ -d "$bin/layer" ] && export VK_LAYER_PATH="$bin/layer"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
+report() { python3 "$scripts/device_report.py" "$@" | tee -a "$out/summary.txt"; }
+# reel-sample NAME ARGS... with several queues, then one (validation on), and their frames 1-3 compared.
+both_ways() {
+  local name=$1 mode queues f
+  shift
+  for mode in several one; do
+    queues=""; [ "$mode" = one ] && queues=1
+    REEL_VALIDATE=1 REEL_QUEUES=$queues "$bin/reel-sample" "$@" --frames 4 --headless --width 320 --height 240 \
+      --stats --out "$out/images/$mode/$name" > "$out/stats_${name}_$mode.json" 2>&1
+    echo "$name ($mode queues) exit: $?" | tee -a "$out/summary.txt"
+    report counters "$out/stats_${name}_$mode.json"
+  done
+  for f in 1 2 3; do
+    "$bin/reel" compare "$out/images/several/$name/frame_$f.png" "$out/images/one/$name/frame_$f.png" \
+      --threshold 0 > /dev/null 2>&1
+    echo "  $name frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
+  done
+}
+

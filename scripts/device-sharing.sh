@@ -39,35 +39,10 @@ for scene in deferred cubes; do
     done
   done
 done
-python3 - "$out" <<'PY' | tee "$out/sharing.txt" | tee -a "$out/summary.txt"
-import json, statistics, sys
-out = sys.argv[1]
-print("1920x1080 captures, 60 frames x5 per replay, graphics queue only; per run: median GPU frame time (ms)")
-for scene in ("deferred", "cubes"):
-    rows = {}
-    for mode in ("exclusive", "concurrent"):
-        for r in (1, 2, 3):
-            s = json.load(open(f"{out}/{scene}_{mode}_{r}.json"))
-            gpu = s["gpu_ms"]["median"] if s.get("gpu_ms") else float("nan")
-            rows.setdefault(mode, []).append(gpu)
-            print(f"  {scene:9} {mode:10} round {r}: gpu median {gpu:.4f} ms, {s['fps']:.1f} frames/s, "
-                  f"queues opened {s['queues']['opened']}, submits {s['queues']['submits']}, device errors {s['device_errors']}")
-    ex, co = statistics.median(rows["exclusive"]), statistics.median(rows["concurrent"])
-    print(f"{scene}: exclusive {ex:.4f} ms, concurrent {co:.4f} ms (median of 3); concurrent / exclusive {co / ex:.3f}")
-PY
+for scene in deferred cubes; do
+  report rounds "$out" "$scene 1920x1080, 60 frames x5 per replay, graphics queue only" $scene exclusive concurrent
+done | tee "$out/sharing.txt"
 rm -f "$out"/*.reel
-for f in "$out"/*_?.json; do
-  python3 - "$f" <<'PY'
-import json, sys
-text = open(sys.argv[1]).read()
-try:
-    s = json.loads(text[text.index("{"):])
-except ValueError:
-    sys.exit(0)  # not JSON: a failed run's output, kept as it is
-for k in ("frames_replayed", "render_thread"):
-    s.pop(k, None)
-json.dump(s, open(sys.argv[1], "w"), indent=1)
-PY
-done
+python3 "$scripts/device_report.py" trim "$out"/*_?.json
 log "done"
 tar czf "$out/sharing.tgz" -C "$out" summary.txt sharing.txt $(cd "$out" && ls *_?.json) 2>/dev/null
