@@ -1,18 +1,23 @@
 // deferred: a G-buffer pass (albedo, normal + specular, position + emission, depth) of textured cubes on
-// a floor, lit by a compute dispatch that samples the G-buffer and writes HDR radiance into a storage
-// buffer, then a post chain: a bright pass with a horizontal blur into a half-size target, a vertical
-// blur into another, and a composite (bloom, tone curve, vignette) into the view on the frame image.
+// a floor; screen-space ambient occlusion of the G-buffer in a compute dispatch and the sun's shadow map
+// (a depth-only pass), which depend on nothing of each other; a compute dispatch that lights the G-buffer
+// with them and writes HDR radiance into a storage buffer; then a post chain: a bright pass with a
+// horizontal blur into a half-size target, a vertical blur into another, and a composite (bloom, tone
+// curve, vignette) into the view on the frame image.
 //
 // Lighting is in compute because the binding model lets a dispatch sample textures (bindings 4-7 are
 // visible to every stage) and write storage buffers that later draws read; the lit image is a buffer,
 // not an image, because there are no storage images.
 //
-// Passes: the scene declares its four offscreen passes (G-buffer, lighting in compute, bright pass, blur)
-// and names one in each key; the renderer begins and ends them, in declaration order, before the app's
-// view passes. Inside each, keys keep the offscreen viewport (1) and order by layer as before: uploads
-// and view state are layer-0 commands, draws layers 1, 3 and 5.
-// The composite draws in the view's viewport (4, the post view's: this scene is not part of `default`),
-// inside the pass the app opens on the frame image.
+// Passes: the scene declares its six offscreen passes (G-buffer, occlusion in compute, shadow map,
+// lighting in compute, bright pass, blur) and names one in each key; the renderer begins and ends them, in
+// declaration order, before the app's view passes. The two compute passes prefer async compute: on a
+// device with a compute queue the occlusion runs there beside the shadow map's pass on graphics (on one
+// queue the shadow map's barrier, whose source is the compute stage that read it last frame, waits for
+// the occlusion dispatch too). Inside each, keys keep the offscreen viewport (1) and order by layer as
+// before: uploads and view state are layer-0 commands, draws layers 1, 3 and 5. The composite draws in the
+// view's viewport (4, the post view's: this scene is not part of `default`), inside the pass the app opens on
+// the frame image.
 #include <algorithm>
 #include <cstddef>
 #include <span>
@@ -25,6 +30,7 @@ namespace reel::samples {
 namespace {
 
 constexpr uint32_t kMaxLights = 8;  // deferred_light.comp
+constexpr uint32_t kShadowSize = 2048;
 
 struct ObjectPush {
   Mat4 model;
@@ -42,18 +48,24 @@ struct PointLight {
 struct LightingUniforms {
   float eye[4] = {};
   float sunDirection[4] = {-0.35f, -0.8f, -0.5f, 0.0f};
-  float sunColor[4] = {0.08f, 0.09f, 0.14f, 1.0f};  // a dim moon: the point lights carry the scene
+  float sunColor[4] = {0.2f, 0.22f, 0.32f, 1.0f};  // a moon: the point lights carry the scene
   float ambient[4] = {0.04f, 0.045f, 0.07f, 1.0f};
   float skyTop[4] = {0.02f, 0.025f, 0.07f, 1.0f};
   float skyBottom[4] = {0.12f, 0.08f, 0.14f, 1.0f};
   PointLight lights[kMaxLights] = {};
+  Mat4 sunViewProj;
 };
-static_assert(sizeof(LightingUniforms) == 96 + 32 * kMaxLights);
+static_assert(sizeof(LightingUniforms) == 96 + 32 * kMaxLights + 64);
 
 struct LightPush {
   uint32_t size[2];
   uint32_t lightCount;
   uint32_t unused;
+};
+struct OcclusionPush {
+  uint32_t size[2];
+  uint32_t unused[2];
+  float eyeAndRadius[4];  // camera position; the sampling radius in pixels at distance 1
 };
 struct BrightPush {
   uint32_t size[2];
@@ -105,6 +117,7 @@ class Deferred final : public Scene {
 
     shaders_.gbufferVert = makeShader(r, ShaderStage::Vertex, spirv::deferred_gbuffer_vert);
     shaders_.gbufferFrag = makeShader(r, ShaderStage::Fragment, spirv::deferred_gbuffer_frag);
+    shaders_.occlusion = makeShader(r, ShaderStage::Compute, spirv::deferred_ao_comp);
     shaders_.light = makeShader(r, ShaderStage::Compute, spirv::deferred_light_comp);
     shaders_.bright = makeShader(r, ShaderStage::Fragment, spirv::deferred_bright_frag);
     shaders_.blur = makeShader(r, ShaderStage::Fragment, spirv::deferred_blur_frag);
@@ -136,7 +149,18 @@ class Deferred final : public Scene {
     gbuffer.depth = depth_;
     gbuffer_ = r.createRenderTarget(gbuffer);
 
+    shadow_ = r.createTexture(
+        {.width = kShadowSize,
+         .height = kShadowSize,
+         .mipLevels = 1,
+         .format = kDepthFormat,
+         .usage = texture_usage::kDepthTarget | texture_usage::kSampled | texture_usage::kTransient});
+    RenderTargetDesc shadow{};
+    shadow.depth = shadow_;
+    shadowTarget_ = r.createRenderTarget(shadow);
+
     lit_ = r.createBuffer({.size = uint64_t{width_} * height_ * 16, .usage = buffer_usage::kStorage});
+    occlusion_ = r.createBuffer({.size = uint64_t{width_} * height_ * 4, .usage = buffer_usage::kStorage});
     bright_ = target(Format::RGBA16Float, halfWidth_, halfHeight_);
     blurred_ = target(Format::RGBA16Float, halfWidth_, halfHeight_);
     RenderTargetDesc one{};
@@ -165,7 +189,19 @@ class Deferred final : public Scene {
     objects.depthFormat = kDepthFormat;
     objects.pushConstantBytes = sizeof(ObjectPush);
     objectsPipeline_ = r.createPipeline(objects);
+    // The shadow map: the same vertices, depth only; front faces culled, so that a lit face does not
+    // shadow itself.
+    PipelineDesc shadowCaster = objects;
+    shadowCaster.fragmentShader = {};
+    shadowCaster.colorCount = 0;
+    for (Format& f : shadowCaster.colorFormats) f = Format::Undefined;
+    shadowCaster.cullMode = CullMode::Front;
+    shadowPipeline_ = r.createPipeline(shadowCaster);
 
+    PipelineDesc occlusion{};
+    occlusion.computeShader = shaders_.occlusion;
+    occlusion.pushConstantBytes = sizeof(OcclusionPush);
+    occlusionPipeline_ = r.createPipeline(occlusion);
     PipelineDesc light{};
     light.computeShader = shaders_.light;
     light.pushConstantBytes = sizeof(LightPush);
@@ -179,21 +215,22 @@ class Deferred final : public Scene {
         assets_->fullscreenDesc(shaders_.composite, kColorFormat, kDepthFormat, sizeof(CompositePush)));
 
     camera_ = createUniformBuffer(r, sizeof(CameraUniforms));
+    sunCamera_ = createUniformBuffer(r, sizeof(CameraUniforms));
     lighting_ = createUniformBuffer(r, sizeof(LightingUniforms));
   }
 
   void destroy(ResourceContext& r) override {
-    for (RenderTargetHandle t : {gbuffer_, brightTarget_, blurTarget_}) r.destroy(t);
-    for (TextureHandle t : {albedo_, normal_, position_, depth_, bright_, blurred_}) r.destroy(t);
-    for (PipelineHandle p :
-         {objectsPipeline_, lightPipeline_, brightPipeline_, blurPipeline_, compositePipeline_}) {
+    for (RenderTargetHandle t : {gbuffer_, shadowTarget_, brightTarget_, blurTarget_}) r.destroy(t);
+    for (TextureHandle t : {albedo_, normal_, position_, depth_, shadow_, bright_, blurred_}) r.destroy(t);
+    for (PipelineHandle p : {objectsPipeline_, shadowPipeline_, occlusionPipeline_, lightPipeline_,
+                             brightPipeline_, blurPipeline_, compositePipeline_}) {
       r.destroy(p);
     }
-    for (ShaderHandle s : {shaders_.gbufferVert, shaders_.gbufferFrag, shaders_.light, shaders_.bright,
-                           shaders_.blur, shaders_.composite}) {
+    for (ShaderHandle s : {shaders_.gbufferVert, shaders_.gbufferFrag, shaders_.occlusion, shaders_.light,
+                           shaders_.bright, shaders_.blur, shaders_.composite}) {
       r.destroy(s);
     }
-    for (BufferHandle b : {lit_, camera_, lighting_}) r.destroy(b);
+    for (BufferHandle b : {lit_, occlusion_, camera_, sunCamera_, lighting_}) r.destroy(b);
   }
 
   void views(std::vector<View>& out) const override { out.push_back(view_); }
@@ -203,6 +240,8 @@ class Deferred final : public Scene {
     auto& main = recorder.main();
     viewPass_ = recorder.viewPass(view_.keyViewport);
     recordGBuffer(main, t);
+    recordOcclusion(main);
+    recordShadowMap(main);
     recordLighting(main);
     recordPostChain(main);
   }
@@ -222,9 +261,12 @@ class Deferred final : public Scene {
     // Cleared to 0: albedo alpha 0 is no geometry, where the lighting draws sky.
     gbufferPass_ =
         resources.declarePass("deferred: G-buffer", passInto(gbuffer_, LoadOp::Clear, {0, 0, 0, 0}));
-    PassDesc lighting;  // no target: a compute pass
-    lighting.queue = QueueClass::AsyncCompute;
-    lightingPass_ = resources.declarePass("deferred: lighting (compute)", lighting);
+    PassDesc compute;  // no target: a compute pass
+    compute.queue = QueueClass::AsyncCompute;
+    occlusionPass_ = resources.declarePass("deferred: ambient occlusion (compute)", compute);
+    shadowPass_ =
+        resources.declarePass("deferred: sun shadow map", passInto(shadowTarget_, LoadOp::Clear, {}));
+    lightingPass_ = resources.declarePass("deferred: lighting (compute)", compute);
     // The full-screen passes write every pixel: nothing to load or clear.
     PassDesc fullScreen;
     fullScreen.colorLoad = LoadOp::DontCare;
@@ -237,6 +279,7 @@ class Deferred final : public Scene {
 
   void recordGBuffer(CommandBucket<DrawKey>& main, float t) {
     const Vec3 eye{14.0f * std::cos(t * 0.15f), 7.5f, 14.0f * std::sin(t * 0.15f)};
+    eye_ = eye;
     const Mat4 view = Mat4::lookAt(eye, {0, 0.5f, 0}, {0, 1, 0});
     CameraUniforms camera;
     camera.viewProj = Mat4::perspective(0.9f, float(width_) / float(height_), 0.1f, kFar) * view;
@@ -245,6 +288,14 @@ class Deferred final : public Scene {
 
     LightingUniforms lighting;
     lighting.eye[0] = eye.x, lighting.eye[1] = eye.y, lighting.eye[2] = eye.z;
+    // The sun's view: orthographic over the floor, from far enough along its direction to see every cube.
+    const Vec3 sunDirection =
+        normalize({lighting.sunDirection[0], lighting.sunDirection[1], lighting.sunDirection[2]});
+    const Mat4 sunView = Mat4::lookAt(sunDirection * -30.0f, {0, 0, 0}, {0, 1, 0});
+    CameraUniforms sun;
+    sun.viewProj = orthographic(17.0f, 1.0f, 60.0f) * sunView;
+    lighting.sunViewProj = sun.viewProj;
+    recordUniforms(main, kVp, sunCamera_, sun, gbufferPass_);
     for (uint32_t i = 0; i < kMaxLights; ++i) {
       PointLight& l = lighting.lights[i];
       const float a = float(i) / float(kMaxLights) * 6.2831853f + t * (0.4f + 0.1f * float(i % 3));
@@ -325,6 +376,54 @@ class Deferred final : public Scene {
     bind.sampler = assets_->linearRepeat;
     auto& constants = appendPush(main, bind, push);
     main.append<cmd::DrawIndexed>(&constants).indexCount = Assets::kCubeIndexCount;
+    if (material <= kTextureKinds) casters_.push_back(push);  // the floor and the cubes; not the lights
+  }
+
+  // Ambient occlusion of the G-buffer: needs nothing but it, so it is a pass of its own that may run
+  // beside the shadow map's.
+  void recordOcclusion(CommandBucket<DrawKey>& main) {
+    auto& pipeline = main.add<cmd::BindPipeline>(occlusionPass_, command(2, 0));
+    pipeline.pipeline = occlusionPipeline_;
+    REEL_TAG(main, &pipeline, "deferred: ambient occlusion (compute)");
+    auto& normal = main.append<cmd::BindTexture>(&pipeline);
+    normal.slot = 0;
+    normal.texture = normal_;
+    normal.sampler = assets_->nearestClamp;
+    auto& position = main.append<cmd::BindTexture>(&normal);
+    position.slot = 1;
+    position.texture = position_;
+    position.sampler = assets_->nearestClamp;
+    auto& output = main.append<cmd::BindStorageBuffer>(&position);
+    output.slot = 1;
+    output.buffer = occlusion_;
+    // 0.6 world units around the point, in pixels at distance 1 (the camera's 0.9 rad field of view).
+    const float radius = 0.6f * 0.5f * float(height_) / std::tan(0.45f);
+    auto& constants =
+        appendPush(main, output, OcclusionPush{{width_, height_}, {0, 0}, {eye_.x, eye_.y, eye_.z, radius}});
+    auto& dispatch = main.append<cmd::Dispatch>(&constants);
+    dispatch.groupsX = (width_ + 7) / 8;
+    dispatch.groupsY = (height_ + 7) / 8;
+    dispatch.groupsZ = 1;
+  }
+
+  // The sun's shadow map: the floor and the cubes again, depth only, from the sun.
+  void recordShadowMap(CommandBucket<DrawKey>& main) {
+    auto& uniform = main.add<cmd::BindUniformBuffer>(shadowPass_, keys::viewSetup(kVp));
+    uniform.slot = 0;
+    uniform.buffer = sunCamera_;
+    auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
+    vertices.buffer = assets_->cubeVertices;
+    auto& indices = main.append<cmd::BindIndexBuffer>(&vertices);
+    indices.buffer = assets_->cubeIndices;
+    indices.indexType = IndexType::U16;
+    main.append<cmd::BindPipeline>(&indices).pipeline = shadowPipeline_;
+    for (uint32_t i = 0; i < casters_.size(); ++i) {
+      auto& constants = main.addWithData<cmd::PushConstants>(
+          shadowPass_, DrawKey::draw(kVp, 1, Translucency::Opaque, {1, 0}, i), &casters_[i],
+          sizeof(ObjectPush));
+      main.append<cmd::DrawIndexed>(&constants).indexCount = Assets::kCubeIndexCount;
+    }
+    casters_.clear();
   }
 
   void recordLighting(CommandBucket<DrawKey>& main) {
@@ -333,8 +432,8 @@ class Deferred final : public Scene {
     pipeline.pipeline = lightPipeline_;
     REEL_TAG(main, &pipeline, "deferred: lighting (compute)");
     cmd::BindTexture* previous = nullptr;
-    const TextureHandle inputs[] = {albedo_, normal_, position_};
-    for (uint32_t slot = 0; slot < 3; ++slot) {
+    const TextureHandle inputs[] = {albedo_, normal_, position_, shadow_};
+    for (uint32_t slot = 0; slot < 4; ++slot) {
       auto& bind =
           previous ? main.append<cmd::BindTexture>(previous) : main.append<cmd::BindTexture>(&pipeline);
       bind.slot = slot;
@@ -348,7 +447,10 @@ class Deferred final : public Scene {
     auto& output = main.append<cmd::BindStorageBuffer>(&lights);
     output.slot = 0;
     output.buffer = lit_;
-    auto& constants = appendPush(main, output, LightPush{{width_, height_}, kMaxLights, 0});
+    auto& occlusion = main.append<cmd::BindStorageBuffer>(&output);
+    occlusion.slot = 1;
+    occlusion.buffer = occlusion_;
+    auto& constants = appendPush(main, occlusion, LightPush{{width_, height_}, kMaxLights, 0});
     auto& dispatch = main.append<cmd::Dispatch>(&constants);
     dispatch.groupsX = (width_ + 7) / 8;
     dispatch.groupsY = (height_ + 7) / 8;
@@ -393,8 +495,19 @@ class Deferred final : public Scene {
     REEL_TAG(main, &draw, "deferred: composite");
   }
 
+  // Vulkan clip space, as Mat4::perspective: a cube of half-width `half` around the view axis, depth 0..1
+  // from `nearZ` to `farZ`.
+  static Mat4 orthographic(float half, float nearZ, float farZ) {
+    Mat4 r;
+    r.at(0, 0) = 1.0f / half;
+    r.at(1, 1) = -1.0f / half;
+    r.at(2, 2) = 1.0f / (nearZ - farZ);
+    r.at(2, 3) = nearZ / (nearZ - farZ);
+    return r;
+  }
+
   struct Shaders {
-    ShaderHandle gbufferVert, gbufferFrag, light, bright, blur, composite;
+    ShaderHandle gbufferVert, gbufferFrag, occlusion, light, bright, blur, composite;
   };
 
   const Assets* assets_ = nullptr;
@@ -402,13 +515,17 @@ class Deferred final : public Scene {
   uint32_t count_ = 0;
   uint32_t width_ = 0, height_ = 0, halfWidth_ = 0, halfHeight_ = 0;
   Shaders shaders_;
-  TextureHandle albedo_, normal_, position_, depth_, bright_, blurred_;
-  RenderTargetHandle gbuffer_, brightTarget_, blurTarget_;
-  PassId gbufferPass_, lightingPass_, brightPass_, blurPass_;  // this frame's (declarePasses)
+  TextureHandle albedo_, normal_, position_, depth_, shadow_, bright_, blurred_;
+  RenderTargetHandle gbuffer_, shadowTarget_, brightTarget_, blurTarget_;
+  // This frame's (declarePasses).
+  PassId gbufferPass_, occlusionPass_, shadowPass_, lightingPass_, brightPass_, blurPass_;
   PassId viewPass_;
-  BufferHandle lit_, camera_, lighting_;
-  PipelineHandle objectsPipeline_, lightPipeline_, brightPipeline_, blurPipeline_, compositePipeline_;
+  BufferHandle lit_, occlusion_, camera_, sunCamera_, lighting_;
+  PipelineHandle objectsPipeline_, shadowPipeline_, occlusionPipeline_, lightPipeline_, brightPipeline_,
+      blurPipeline_, compositePipeline_;
   Vec3 lightPositions_[kMaxLights];
+  Vec3 eye_;
+  std::vector<ObjectPush> casters_;  // this frame's shadow casters (recordObject)
 };
 
 }  // namespace
