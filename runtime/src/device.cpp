@@ -72,7 +72,7 @@ namespace {
 using DispatchFn = void (*)(Device&, const void*, const PacketContext&);
 
 constexpr std::array<DispatchFn, kCommandTypeCount> kDispatch = {
-#define REEL_COMMAND(Name, Semantics, ...)                                    \
+#define REEL_COMMAND(Name, Semantics, ...)                                \
   [](Device& device, const void* payload, const PacketContext& context) { \
     device.execute(*static_cast<const cmd::Name*>(payload), context);     \
   },

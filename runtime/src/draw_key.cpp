@@ -27,7 +27,9 @@ std::span<const KeyFieldLayout> KeyTraits<DrawKey>::layout() {
   return kLayout;
 }
 
-std::string KeyTraits<DrawKey>::format(uint64_t bits) { return formatKeyWithLayout(bits, layout()); }
+std::string KeyTraits<DrawKey>::format(uint64_t bits) {
+  return formatKeyWithLayout(bits, layout());
+}
 
 std::string formatKeyWithLayout(uint64_t bits, std::span<const KeyFieldLayout> layout) {
   auto extract = [bits](const KeyFieldLayout& f) -> uint64_t {
@@ -45,7 +47,9 @@ std::string formatKeyWithLayout(uint64_t bits, std::span<const KeyFieldLayout> l
     if (std::strcmp(f.name, "translucency") == 0) translucency = extract(f), hasSelector = true;
   }
   if (hasSelector) {
-    mode = static_cast<int8_t>(command ? KeyMode::Command : translucency == 0 ? KeyMode::Opaque : KeyMode::Transparent);
+    mode = static_cast<int8_t>(command             ? KeyMode::Command
+                               : translucency == 0 ? KeyMode::Opaque
+                                                   : KeyMode::Transparent);
   }
   std::string out;
   char buf[48];

@@ -166,6 +166,8 @@ void FrameGraphBuilder::addPacket(uint32_t pass, uint64_t position, CommandType 
     std::memcpy(&handle, payload + f.offset, sizeof handle);
     if (handle == 0) continue;
     const GraphResource r{f.kind, handle};
+    if (role.category == CommandCategory::Transfer && f.kind == ResourceKind::Texture)
+      p.copiesTextures = true;
     const bool reads = state || f.source;
     const bool writes = state ? role.shaderWritable && !graphics_[pass] : !f.source;
     if (reads) addUnique(pass, false, r);
@@ -205,6 +207,7 @@ void FrameGraphBuilder::merge(const FrameGraphBuilder& part) {
     p.packets += q.packets;
     require(p, q.needs);
     p.interrupted = p.interrupted || q.interrupted;
+    p.copiesTextures = p.copiesTextures || q.copiesTextures;
     order_[i].firstDraw = std::min(order_[i].firstDraw, part.order_[i].firstDraw);
     order_[i].interruptionEnd = std::max(order_[i].interruptionEnd, part.order_[i].interruptionEnd);
   }

@@ -654,6 +654,7 @@ void Renderer::assignJobQueues(std::span<const TranslationJob> plan, const Frame
     if (plan[j].endKey > *after || passes_->queueOf(p) != QueueClass::AsyncCompute) continue;
     bool depth = false;
     for (const auto* list : {&graph.passes[p].reads, &graph.passes[p].writes}) {
+      if (!graph.passes[p].copiesTextures) break;
       for (const GraphResource& r : *list) {
         if (r.kind != ResourceKind::Texture) continue;
         const auto create = live_.createPacket<cmd::CreateTexture>(ResourceKind::Texture, r.handle);

@@ -8,8 +8,10 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "reel/runtime/renderer.h"
@@ -488,6 +490,54 @@ TEST(DeclaredPasses, APassThatPrefersAnotherQueueIsAnnouncedAroundItsKeysOnTheRe
     }
   }
   EXPECT_EQ(computeDispatches, kComputeKeys);
+}
+
+// In a wide frame, a pass on async compute that samples a depth texture stays there (a dispatch may read
+// depth on any queue); one that copies textures and touches a depth texture runs on graphics, where depth
+// can be copied. Each pass is a job of its own (the cuts), so each job's queue says which.
+TEST(DeclaredPasses, AWideJobOnAsyncComputeStaysThereUnlessItsPassCopiesADepthTexture) {
+  JobDevice device;
+  Renderer renderer(device, {.workers = 4});
+  ResourceContext& r = renderer.resources();
+  const TextureHandle depth =
+      r.createTexture({64, 64, 1, Format::D32Float, texture_usage::kDepthTarget | texture_usage::kSampled});
+  const TextureHandle color = r.createTexture({64, 64, 1, Format::RGBA8Unorm, texture_usage::kSampled});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  renderer.kick();  // the textures exist before the frame that uses them
+  renderer.flushAndWait();
+  PassDesc compute;
+  compute.queue = QueueClass::AsyncCompute;
+  const PassId graphics = r.declarePass("graphics work", PassDesc{});
+  const PassId samples = r.declarePass("samples depth", compute);
+  const PassId copies = r.declarePass("copies depth", compute);
+  const PassId after = r.declarePass("more graphics work", PassDesc{});
+  for (uint32_t i = 0; i < kMinJobKeys + 5; ++i) bucket.add<cmd::Dispatch>(graphics, i).groupsX = 1;
+  for (uint32_t i = 0; i < kMinJobKeys + 7; ++i) {
+    auto& bind = bucket.add<cmd::BindTexture>(samples, i);
+    bind.texture = depth;
+    bucket.append<cmd::Dispatch>(&bind).groupsX = 2;
+  }
+  for (uint32_t i = 0; i < kMinJobKeys + 3; ++i) {
+    auto& copy = bucket.add<cmd::CopyTexture>(copies, i);
+    copy.source = depth;
+    copy.destination = color;
+    bucket.append<cmd::Dispatch>(&copy).groupsX = 3;
+  }
+  for (uint32_t i = 0; i < kMinJobKeys; ++i) bucket.add<cmd::Dispatch>(after, i).groupsX = 1;
+  renderer.kick();
+  renderer.flushAndWait();
+  ASSERT_GT(device.jobs.size(), 3u) << "the frame went wide";
+  ASSERT_EQ(device.jobQueues.size(), device.jobs.size());
+  std::map<uint64_t, std::set<QueueClass>> queuesByWork;  // a dispatch's groupsX: the queues of its jobs
+  for (size_t j = 0; j < device.jobs.size(); ++j) {
+    for (const JobDevice::Call& c : own(device.jobs[j])) {
+      if (c.type == CommandType::Dispatch) queuesByWork[low32(c.head)].insert(device.jobQueues[j]);
+    }
+  }
+  EXPECT_EQ(queuesByWork[2], std::set<QueueClass>{QueueClass::AsyncCompute}) << "the pass sampling depth";
+  EXPECT_EQ(queuesByWork[3], std::set<QueueClass>{QueueClass::Graphics}) << "the pass copying depth";
+  EXPECT_EQ(queuesByWork[1], std::set<QueueClass>{QueueClass::Graphics});
+  EXPECT_TRUE(device.takeErrors().empty());
 }
 
 // What a device sees at each draw: the pass open and the viewport set (a pass's begin resets it).

@@ -1393,6 +1393,23 @@ void VulkanDeviceImpl::endJob(uint32_t job) {
   flushBarriers(r);
 }
 
+bool VulkanDeviceImpl::jobWaitsForAnotherQueue(const Recorder& job) const {
+  const vk::QueueSegment* segment = barriers_.segment();
+  if (!segment) return false;
+  for (const JobUse& u : job.uses) {
+    if (u.handedOver) continue;
+    if (u.image) {
+      const auto& texture = *static_cast<const vk::Texture*>(u.resource);
+      const bool changes = u.first.write || texture.sync.layout != u.first.layout;
+      if (vk::waitsForAnotherQueue(texture.queues, *segment, changes)) return true;
+    } else if (vk::waitsForAnotherQueue(static_cast<const vk::Buffer*>(u.resource)->queues, *segment,
+                                        u.first.write)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 void VulkanDeviceImpl::endJobs() {
   if (jobCount_ == 0) return;
   // The render thread's command buffer so far (the frame's requests) ends the frame's first part; the
@@ -1402,6 +1419,7 @@ void VulkanDeviceImpl::endJobs() {
   // find the semaphore waits that queue's submission needs, queues.h).
   VkCommandBuffer before = cmd_;
   vk::QueueKind queue = vk::QueueKind::Graphics;  // the queue of `before` and pendingCommandBuffers_
+  bool jobsInSegment = false;                     // a job was joined since the last submission
   bool failed = false;
   auto close = [&](VkCommandBuffer cmd) {
     if (VkResult result = fns_->t.vkEndCommandBuffer(cmd); result != VK_SUCCESS) {
@@ -1422,6 +1440,7 @@ void VulkanDeviceImpl::endJobs() {
       }
     }
     pendingCommandBuffers_.clear();
+    jobsInSegment = false;
     queue = current_ = next;
     barriers_.setSegment(&segments_[static_cast<size_t>(next)]);
     if (failed || !open) return;
@@ -1436,7 +1455,13 @@ void VulkanDeviceImpl::endJobs() {
   for (uint32_t j = 0; j < jobCount_ && !failed; ++j) {
     Recorder& job = *jobs_[j];
     if (job.cmd == VK_NULL_HANDLE) continue;  // reported at beginJob
-    if (jobQueues_[j] != queue) moveTo(jobQueues_[j], true);
+    if (jobQueues_[j] != queue) {
+      moveTo(jobQueues_[j], true);
+    } else if (jobsInSegment && jobWaitsForAnotherQueue(job)) {
+      // As at a declared pass on the render thread: the jobs before it go without the wait.
+      moveTo(queue, true);
+      ++stats_.waitSplits;
+    }
     if (failed) break;
     for (const JobUse& u : job.uses) {
       if (u.handedOver) continue;  // the job recorded its barrier
@@ -1468,6 +1493,7 @@ void VulkanDeviceImpl::endJobs() {
       }
     }
     for (const auto& [memory, user] : job.aliasUsers) memory->lastUser = user;
+    jobsInSegment = true;
     before = job.cmd;
     job.cmd = VK_NULL_HANDLE;
     const VulkanDeviceStats& js = job.jobStats;

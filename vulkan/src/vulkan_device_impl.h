@@ -235,6 +235,9 @@ class VulkanDeviceImpl final : public VulkanDevice {
   // Submits the render thread's segment and begins the next, on `kind` (which may be the same queue: a
   // split, so that a wait the next commands need is not one of those before them).
   void nextSegment(Recorder& r, vk::QueueKind kind);
+  // Whether a job's first uses, joined now (endJobs), would wait for another queue's segment that the
+  // current one has not waited for: then the jobs joined before it are submitted without that wait.
+  bool jobWaitsForAnotherQueue(const Recorder& job) const;
   // Whether r's command buffer may record push constants: not a transfer queue's (only graphics and
   // compute pools take them, VUID-vkCmdPushConstants-commandBuffer-cmdpool). Jobs record for graphics.
   bool takesPushConstants(const Recorder& r) const {

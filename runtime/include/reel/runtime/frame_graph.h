@@ -53,6 +53,9 @@ struct GraphPass {
   // Rendering cannot go on across one of its commands: a dispatch or a transfer after the pass's first
   // draw (those before it run before rendering begins), or a BeginRenderPass / EndRenderPass packet.
   bool interrupted = false;
+  // A transfer among its commands (a copy or a blit) names a texture (only graphics queues copy depth
+  // and stencil aspects).
+  bool copiesTextures = false;
 };
 
 // The queue a pass runs on, on a device with a queue of every class (Device::preferQueue): the queue

@@ -246,9 +246,9 @@ class Renderer {
   // async compute (no target, preferring it) is a job of its own or several: its first key and the key
   // after its last begin jobs. Empty when they would take more than `jobs` - 1 of the frame's jobs.
   void asyncPassCuts(size_t keys, uint32_t jobs);
-  // Each planned job's queue: async compute for a job inside a pass the graph puts there (passQueue)
-  // that touches no depth or stencil texture (only graphics queues copy those, and a job cannot move to
-  // another queue part way); graphics for every other.
+  // Each planned job's queue: async compute for a job inside a pass the graph puts there (passQueue),
+  // unless the pass copies textures and touches a depth or stencil texture (only graphics queues copy
+  // those, and a job cannot move to another queue part way); graphics for every other.
   void assignJobQueues(std::span<const TranslationJob> plan, const FrameGraph& graph);
 
   Device& device_;
