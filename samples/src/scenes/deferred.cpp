@@ -30,7 +30,8 @@ namespace reel::samples {
 namespace {
 
 constexpr uint32_t kMaxLights = 8;  // deferred_light.comp
-constexpr uint32_t kShadowSize = 2048;
+// The sun's shadow map: twice the view's larger side, within these bounds.
+constexpr uint32_t kMinShadowSize = 256, kMaxShadowSize = 2048;
 
 struct ObjectPush {
   Mat4 model;
@@ -149,9 +150,10 @@ class Deferred final : public Scene {
     gbuffer.depth = depth_;
     gbuffer_ = r.createRenderTarget(gbuffer);
 
+    const uint32_t shadowSize = std::clamp(2 * std::max(width_, height_), kMinShadowSize, kMaxShadowSize);
     shadow_ = r.createTexture(
-        {.width = kShadowSize,
-         .height = kShadowSize,
+        {.width = shadowSize,
+         .height = shadowSize,
          .mipLevels = 1,
          .format = kDepthFormat,
          .usage = texture_usage::kDepthTarget | texture_usage::kSampled | texture_usage::kTransient});
