@@ -315,15 +315,7 @@ class Deferred final : public Scene {
     upload.buffer = lighting_;
     REEL_TAG(main, &upload, "deferred: lights");
 
-    auto& uniform = main.add<cmd::BindUniformBuffer>(gbufferPass_, keys::viewSetup(kVp));
-    uniform.slot = 0;
-    uniform.buffer = camera_;
-    auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
-    vertices.buffer = assets_->cubeVertices;
-    auto& indices = main.append<cmd::BindIndexBuffer>(&vertices);
-    indices.buffer = assets_->cubeIndices;
-    indices.indexType = IndexType::U16;
-    main.append<cmd::BindPipeline>(&indices).pipeline = objectsPipeline_;
+    bindCubes(main, gbufferPass_, camera_, objectsPipeline_);
 
     ObjectPush floor{};
     floor.model = Mat4::translation({0, -0.1f, 0}) * scaled(24.0f, 0.2f, 24.0f);
@@ -364,6 +356,27 @@ class Deferred final : public Scene {
     }
   }
 
+  // The cube mesh, the camera and the pipeline the draws of `pass` use, set at its start.
+  void bindCubes(CommandBucket<DrawKey>& main, PassId pass, BufferHandle camera, PipelineHandle pipeline) {
+    auto& uniform = main.add<cmd::BindUniformBuffer>(pass, keys::viewSetup(kVp));
+    uniform.slot = 0;
+    uniform.buffer = camera;
+    auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
+    vertices.buffer = assets_->cubeVertices;
+    auto& indices = main.append<cmd::BindIndexBuffer>(&vertices);
+    indices.buffer = assets_->cubeIndices;
+    indices.indexType = IndexType::U16;
+    main.append<cmd::BindPipeline>(&indices).pipeline = pipeline;
+  }
+
+  // A dispatch of one invocation per pixel of the G-buffer (8 x 8 groups, deferred_*.comp), after `last`.
+  void dispatchPerPixel(CommandBucket<DrawKey>& main, cmd::PushConstants& last) {
+    auto& dispatch = main.append<cmd::Dispatch>(&last);
+    dispatch.groupsX = (width_ + 7) / 8;
+    dispatch.groupsY = (height_ + 7) / 8;
+    dispatch.groupsZ = 1;
+  }
+
   // material: 0 the floor, 1..4 the cube textures, 5 the light markers (white texture).
   void recordObject(CommandBucket<DrawKey>& main, const Mat4& view, Vec3 position, uint32_t material,
                     const ObjectPush& push) {
@@ -402,23 +415,12 @@ class Deferred final : public Scene {
     const float radius = 0.6f * 0.5f * float(height_) / std::tan(0.45f);
     auto& constants =
         appendPush(main, output, OcclusionPush{{width_, height_}, {0, 0}, {eye_.x, eye_.y, eye_.z, radius}});
-    auto& dispatch = main.append<cmd::Dispatch>(&constants);
-    dispatch.groupsX = (width_ + 7) / 8;
-    dispatch.groupsY = (height_ + 7) / 8;
-    dispatch.groupsZ = 1;
+    dispatchPerPixel(main, constants);
   }
 
   // The sun's shadow map: the floor and the cubes again, depth only, from the sun.
   void recordShadowMap(CommandBucket<DrawKey>& main) {
-    auto& uniform = main.add<cmd::BindUniformBuffer>(shadowPass_, keys::viewSetup(kVp));
-    uniform.slot = 0;
-    uniform.buffer = sunCamera_;
-    auto& vertices = main.append<cmd::BindVertexBuffer>(&uniform);
-    vertices.buffer = assets_->cubeVertices;
-    auto& indices = main.append<cmd::BindIndexBuffer>(&vertices);
-    indices.buffer = assets_->cubeIndices;
-    indices.indexType = IndexType::U16;
-    main.append<cmd::BindPipeline>(&indices).pipeline = shadowPipeline_;
+    bindCubes(main, shadowPass_, sunCamera_, shadowPipeline_);
     for (uint32_t i = 0; i < casters_.size(); ++i) {
       auto& constants = main.addWithData<cmd::PushConstants>(
           shadowPass_, DrawKey::draw(kVp, 1, Translucency::Opaque, {1, 0}, i), &casters_[i],
@@ -453,10 +455,7 @@ class Deferred final : public Scene {
     occlusion.slot = 1;
     occlusion.buffer = occlusion_;
     auto& constants = appendPush(main, occlusion, LightPush{{width_, height_}, kMaxLights, 0});
-    auto& dispatch = main.append<cmd::Dispatch>(&constants);
-    dispatch.groupsX = (width_ + 7) / 8;
-    dispatch.groupsY = (height_ + 7) / 8;
-    dispatch.groupsZ = 1;
+    dispatchPerPixel(main, constants);
   }
 
   void recordPostChain(CommandBucket<DrawKey>& main) {
