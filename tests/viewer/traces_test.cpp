@@ -244,6 +244,26 @@ TEST_F(ViewerPasses, TheDeferredScenesPassesWaitForWhatTheyRead) {
   for (const PassRow& p : passes) EXPECT_GT(p.graph.packets, 0u) << p.name;
 }
 
+// deferred_occlusion: the occlusion (compute) and the shadow map (graphics) both follow the G-buffer and
+// not each other, so the sync diagram puts them on two queues side by side; the lighting waits for both.
+TEST_F(ViewerPasses, TheOcclusionAndTheShadowMapRunOnTwoQueuesSideBySide) {
+  ASSERT_NO_FATAL_FAILURE(open("deferred_occlusion"));
+  const std::vector<PassRow> passes = this->passes().rows;
+  std::vector<std::string> names;
+  for (const PassRow& p : passes) names.push_back(p.name);
+  ASSERT_EQ(names, (std::vector<std::string>{"deferred: G-buffer", "deferred: ambient occlusion (compute)",
+                                             "deferred: sun shadow map", "deferred: lighting (compute)",
+                                             "deferred: bright pass", "deferred: blur", "deferred", "hud"}));
+  auto after = [&](size_t pass) { return passes[pass].graph.dependsOn; };
+  EXPECT_EQ(after(1), std::vector<uint32_t>{0}) << "the occlusion samples the G-buffer";
+  EXPECT_EQ(after(2), std::vector<uint32_t>{0})
+      << "the shadow map: the sun's camera, uploaded in the G-buffer pass";
+  EXPECT_EQ(after(3), (std::vector<uint32_t>{0, 1, 2})) << "the lighting reads all three";
+  EXPECT_EQ(passQueue(passes[1].desc, passes[1].graph), QueueClass::AsyncCompute);
+  EXPECT_EQ(passQueue(passes[2].desc, passes[2].graph), QueueClass::Graphics);
+  EXPECT_EQ(passQueue(passes[3].desc, passes[3].graph), QueueClass::AsyncCompute);
+}
+
 // The aliasing map of the deferred scene's transient targets marks the one a replay stores DONT_CARE: the
 // G-buffer's depth (its colors are read by the lighting, the bright and blur targets by the passes after
 // them), as `reel replay` counts it.
