@@ -19,6 +19,7 @@
 #include "model/trace_document.h"
 #include "reel/image/compare.h"
 #include "reel/image/image.h"
+#include "reel/image/texels.h"
 #include "test_util.h"
 
 namespace reel::viewer::testing {
@@ -111,10 +112,14 @@ TEST_P(ViewerTraces, SteppingMatchesReelsReplay) {
     const bool check =
         i + 1 == stops.size() || i % 8 == 7 || (i + 1 < stops.size() && stops[i + 1] != stop + 1);
     if (!check) continue;
-    auto shown = texelsToImage(out->images[0].texels, out->images[0].desc.width, out->images[0].desc.height,
-                               out->images[0].desc.format);
+    const ImageReadback& got = out->images[0];
+    // A depth-only target (a shadow map's) gives its depth texture: its texels are compared as reel
+    // writes depth (image::fromTexels), not as the panel scales it to the range it holds.
+    auto shown = got.depth ? image::fromTexels(got.desc.width, got.desc.height, got.desc.format, got.texels)
+                           : texelsToImage(got.texels, got.desc.width, got.desc.height, got.desc.format);
     ASSERT_TRUE(shown) << shown.error().message;
-    const image::Image want = reference.target(last, stop, *target);
+    const image::Image want =
+        got.depth ? reference.texture(last, stop, got.texture) : reference.target(last, stop, *target);
     const image::Comparison c = image::compare(shown.value(), want);
     EXPECT_TRUE(c.matches) << "after " << stop << " of " << n << " packets (" << replayPathName(out->path)
                            << "): " << c.summary();
@@ -148,23 +153,52 @@ TEST_P(ViewerTraces, ImagePanelEqualsReelReplayStopAt) {
   const std::string imageInfo = jsonObject(json, "image").value_or("");
   ASSERT_EQ(jsonString(imageInfo, "error"), "") << json;
   const std::string source = jsonString(imageInfo, "source").value_or("");
-  // "render_target#3.1 color 0 (texture#7.1)": the same target for reel replay, as rt:3.0.
+  // "render_target#3.1 color 0 (texture#7.1)": the same target for reel replay, as rt:3.0; a depth-only
+  // target, "render_target#2.1 depth (texture#9.1)", as the texture, tex:9.
   const size_t hash = source.find('#'), dot = source.find('.');
   ASSERT_TRUE(source.starts_with("render_target#") && dot != std::string::npos) << source;
   const std::string slot = source.substr(hash + 1, dot - hash - 1);
   const auto attachment = source.find("color ");
-  ASSERT_NE(attachment, std::string::npos) << source;
+  std::string replayTarget;
+  if (attachment != std::string::npos) {
+    replayTarget = "rt:" + slot + "." + source.substr(attachment + 6, 1);
+  } else {
+    const size_t texture = source.find("(texture#");
+    ASSERT_TRUE(source.find(" depth ") != std::string::npos && texture != std::string::npos) << source;
+    replayTarget = "tex:" + source.substr(texture + 9, source.find('.', texture) - texture - 9);
+  }
 
   const std::string out = (dir / "replay").string();
   const CommandResult replay =
       runCommand(std::string(REEL_CLI_PATH) + " replay " + path + " --frames " + std::to_string(number) +
-                 " --stop-at " + std::to_string(select + 1) + " --target rt:" + slot + "." +
-                 source.substr(attachment + 6, 1) + " --out " + out);
+                 " --stop-at " + std::to_string(select + 1) + " --target " + replayTarget + " --out " + out);
   ASSERT_EQ(replay.exitCode, 0) << replay.output;
   auto expected = image::readPng(out + "/frame_" + std::to_string(number) + ".png");
   ASSERT_TRUE(expected) << expected.error().message << "\n" << replay.output;
   for (size_t i = 3; i < expected->rgba.size(); i += 4)
     expected->rgba[i] = 255;  // the panel shows colors opaque
+  if (attachment == std::string::npos) {
+    // A depth-only target: the panel scales depth to the range it holds (texelsToImage), reel writes it
+    // as it is. The texels the viewer's replay reads back give reel's image, and scaled the panel's.
+    auto session = SteppingReplay::open(path, DeviceChoice{"", false});
+    ASSERT_TRUE(session) << session.error().message;
+    const PassTargets targets(frame.value()->record, frame.value()->table, doc.value()->header());
+    const auto target = targets.targetAt(static_cast<uint32_t>(select));
+    ASSERT_TRUE(target);
+    ReplayRequest request;
+    request.frameIndex = last;
+    request.stopAfterPackets = select + 1;
+    request.images.push_back({ImageSource::Kind::TargetDepth, *target, 0});
+    auto got = session.value()->run(request);
+    ASSERT_TRUE(got && got->images.size() == 1 && got->images[0].error.empty());
+    const ImageReadback& depth = got->images[0];
+    auto raw = image::fromTexels(depth.desc.width, depth.desc.height, depth.desc.format, depth.texels);
+    ASSERT_TRUE(raw) << raw.error().message;
+    EXPECT_TRUE(image::compare(raw.value(), expected.value()).matches) << "the texels reel replay wrote";
+    auto scaled = texelsToImage(depth.texels, depth.desc.width, depth.desc.height, depth.desc.format);
+    ASSERT_TRUE(scaled) << scaled.error().message;
+    expected = std::move(scaled.value());
+  }
 
   // The panel's pixels, one per image pixel (the viewer says where and at which zoom it drew them).
   const auto rect = jsonObject(imageInfo, "rect").value_or("");

@@ -53,7 +53,10 @@ void SteppingReplay::readBack(const ReplayRequest& request, ReplayOutcome& outco
         outcome.images.push_back(std::move(r));
         continue;
       }
-      if (source.kind == ImageSource::Kind::TargetDepth) {
+      // A target without color attachments (a depth-only pass: a shadow map) shows its depth.
+      r.depth = source.kind == ImageSource::Kind::TargetDepth ||
+                (target->colorCount == 0 && !target->depth.isNull());
+      if (r.depth) {
         r.texture = target->depth.value;
         if (target->depth.isNull())
           r.error = handleName(ResourceKind::RenderTarget, source.handle) + " has no depth attachment";

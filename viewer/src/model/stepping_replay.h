@@ -31,7 +31,7 @@ struct ImageSource {
   enum class Kind : uint8_t { Texture, TargetColor, TargetDepth };
   Kind kind = Kind::TargetColor;
   uint32_t handle = 0;      // a texture, or a render target for TargetColor / TargetDepth
-  uint32_t attachment = 0;  // color attachment index for TargetColor
+  uint32_t attachment = 0;  // color attachment index for TargetColor (a target with none: its depth)
   friend bool operator==(const ImageSource&, const ImageSource&) = default;
 };
 
@@ -46,6 +46,7 @@ struct ReplayRequest {
 struct ImageReadback {
   ImageSource source;
   uint32_t texture = 0;  // the texture read (resolved from a render target)
+  bool depth = false;    // it is the target's depth (asked for, or the target has no color attachment)
   TextureDesc desc{};
   std::vector<std::byte> texels;  // mip 0, tightly packed, the texture's format
   std::string error;              // why there are no texels

@@ -16,16 +16,16 @@ const char* formatName(Format f) {
   return i < names.size() ? names[i] : "?";
 }
 
-std::string describe(const ImageSource& s, uint32_t texture) {
+// `depth`: the readback is the target's depth (ImageReadback::depth).
+std::string describe(const ImageSource& s, uint32_t texture, bool depth) {
   std::string out;
   switch (s.kind) {
     case ImageSource::Kind::Texture:
       return handleName(ResourceKind::Texture, s.handle);
     case ImageSource::Kind::TargetColor:
-      out = handleName(ResourceKind::RenderTarget, s.handle) + " color " + std::to_string(s.attachment);
-      break;
     case ImageSource::Kind::TargetDepth:
-      out = handleName(ResourceKind::RenderTarget, s.handle) + " depth";
+      out = handleName(ResourceKind::RenderTarget, s.handle) +
+            (depth ? std::string(" depth") : " color " + std::to_string(s.attachment));
       break;
   }
   if (texture) out += " (" + handleName(ResourceKind::Texture, texture) + ")";
@@ -210,7 +210,8 @@ void ImagePanel::drawImage(ViewerState& state) {
     }
   }
   const bool matches = readback && uploadedSource_ && *uploadedSource_ == *source;
-  report_.source = describe(*source, readback ? readback->texture : 0);
+  report_.source = describe(*source, readback ? readback->texture : 0,
+                            readback ? readback->depth : source->kind == ImageSource::Kind::TargetDepth);
   report_.stopAfterPackets = stopAfterPackets(state);
   report_.current = current && matches;
   if (!matches) {
