@@ -652,16 +652,16 @@ void Renderer::assignJobQueues(std::span<const TranslationJob> plan, const Frame
     if (after == starts.begin() || after == starts.end()) continue;  // before the passes, or naming none
     const size_t p = static_cast<size_t>(after - starts.begin()) - 1;
     if (plan[j].endKey > *after || passes_->queueOf(p) != QueueClass::AsyncCompute) continue;
-    bool depth = false;
-    for (const auto* list : {&graph.passes[p].reads, &graph.passes[p].writes}) {
-      if (!graph.passes[p].copiesTextures) break;
-      for (const GraphResource& r : *list) {
-        if (r.kind != ResourceKind::Texture) continue;
-        const auto create = live_.createPacket<cmd::CreateTexture>(ResourceKind::Texture, r.handle);
-        depth = depth || (create && isDepthFormat(create->desc.format));
-      }
-    }
-    if (!depth) jobQueues_[j] = QueueClass::AsyncCompute;
+    const GraphPass& pass = graph.passes[p];
+    auto isDepth = [&](const GraphResource& r) {
+      if (r.kind != ResourceKind::Texture) return false;
+      const auto create = live_.createPacket<cmd::CreateTexture>(ResourceKind::Texture, r.handle);
+      return create && isDepthFormat(create->desc.format);
+    };
+    const bool copiesDepth =
+        pass.copiesTextures && (std::any_of(pass.reads.begin(), pass.reads.end(), isDepth) ||
+                                std::any_of(pass.writes.begin(), pass.writes.end(), isDepth));
+    if (!copiesDepth) jobQueues_[j] = QueueClass::AsyncCompute;
   }
 }
 

@@ -146,15 +146,15 @@ TEST(QueueBarriers, AskingWhetherAUseWaitsForAnotherQueueNotesNothing) {
   TwoQueues q;
   Buffer buffer;
   q.onGraphics.use(buffer, kTransferWrite);
-  EXPECT_TRUE(waitsForAnotherQueue(buffer.queues, q.compute, false)) << "a read of the graphics write";
+  EXPECT_TRUE(waitsForAnotherQueue(buffer, q.compute, kComputeRead)) << "a read of the graphics write";
   EXPECT_EQ(q.compute.needs[TwoQueues::kG], 0u) << "asked, not noted";
   q.onCompute.use(buffer, kComputeRead);
-  EXPECT_FALSE(waitsForAnotherQueue(buffer.queues, q.compute, false)) << "the segment needs it already";
+  EXPECT_FALSE(waitsForAnotherQueue(buffer, q.compute, kComputeRead)) << "the segment needs it already";
   q.compute.waited[TwoQueues::kG] = 5;
   q.compute.needs[TwoQueues::kG] = 0;
-  EXPECT_FALSE(waitsForAnotherQueue(buffer.queues, q.compute, false)) << "waited for already";
-  EXPECT_FALSE(waitsForAnotherQueue(buffer.queues, q.graphics, false)) << "its own queue's write";
-  EXPECT_TRUE(waitsForAnotherQueue(buffer.queues, q.graphics, true)) << "a write after the compute read";
+  EXPECT_FALSE(waitsForAnotherQueue(buffer, q.compute, kComputeRead)) << "waited for already";
+  EXPECT_FALSE(waitsForAnotherQueue(buffer, q.graphics, kComputeRead)) << "its own queue's write";
+  EXPECT_TRUE(waitsForAnotherQueue(buffer, q.graphics, kTransferWrite)) << "a write after the compute read";
 }
 
 TEST(QueueBarriers, AValueAlreadyWaitedForIsNotWaitedForAgain) {

@@ -22,7 +22,8 @@ bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& 
   return !use.write && times.owner == segment.kind && times.access[k] == segment.serial;
 }
 
-bool waitsForAnotherQueue(const QueueTimes& times, const QueueSegment& segment, bool changes) {
+namespace {
+bool waitsFor(const QueueTimes& times, const QueueSegment& segment, bool changes) {
   const auto k = static_cast<size_t>(segment.kind);
   for (size_t o = 0; o < kQueueKinds; ++o) {
     if (o == k) continue;
@@ -30,6 +31,15 @@ bool waitsForAnotherQueue(const QueueTimes& times, const QueueSegment& segment, 
     if (need > segment.waited[o] && need > segment.needs[o]) return true;
   }
   return false;
+}
+}  // namespace
+
+bool waitsForAnotherQueue(const Buffer& buffer, const QueueSegment& segment, const Use& use) {
+  return waitsFor(buffer.queues, segment, changes(buffer.sync, use, false));
+}
+
+bool waitsForAnotherQueue(const Texture& texture, const QueueSegment& segment, const Use& use) {
+  return waitsFor(texture.queues, segment, changes(texture.sync, use, true));
 }
 
 bool copyFitsGranularity(VkExtent3D granularity, uint32_t mipWidth, uint32_t mipHeight, uint32_t x,
@@ -90,10 +100,10 @@ void BarrierBatch::crossQueues(SyncState& s, QueueTimes& times, Use& use, bool i
       use.access = use.write ? VK_ACCESS_2_MEMORY_WRITE_BIT : VK_ACCESS_2_MEMORY_READ_BIT;
     }
   }
-  const bool changes = use.write || (image && s.layout != use.layout);
+  const bool changed = changes(s, use, image);
   for (size_t o = 0; o < kQueueKinds; ++o) {
     if (o == k) continue;
-    const uint64_t need = changes ? times.access[o] : times.write[o];
+    const uint64_t need = changed ? times.access[o] : times.write[o];
     if (need > segment.waited[o] && need > segment.needs[o]) segment.needs[o] = need;
   }
   if (times.owner != segment.kind) {
@@ -117,7 +127,7 @@ void BarrierBatch::crossQueues(SyncState& s, QueueTimes& times, Use& use, bool i
     times.owner = segment.kind;
   }
   times.access[k] = segment.serial;
-  if (changes) noteWrite(times, segment);
+  if (changed) noteWrite(times, segment);
 }
 
 void noteWrite(QueueTimes& times, const QueueSegment& segment) {

@@ -46,9 +46,15 @@ bool isSettled(const SyncState& state, const Use& use, bool image);
 // With several queues: true when the resource's SyncState already speaks for `segment` (its queue was the
 // last to use it, in this segment), so that isSettled may skip the use. Writes always go through use().
 bool isCurrent(const QueueTimes& times, const QueueSegment& segment, const Use& use);
-// With several queues: whether a use by `segment`'s queue (`changes`: a write or a layout change) would
-// wait for another queue's segment that `segment` neither waited for nor needs yet; asks without noting.
-bool waitsForAnotherQueue(const QueueTimes& times, const QueueSegment& segment, bool changes);
+// Whether `use` of a resource in state `s` writes it or changes its layout (an image): such a use waits
+// for the other queues' reads too, not only their writes.
+inline bool changes(const SyncState& s, const Use& use, bool image) {
+  return use.write || (image && s.layout != use.layout);
+}
+// With several queues: whether `use` by `segment`'s queue would wait for another queue's segment that
+// `segment` neither waited for nor needs yet; asks without noting.
+bool waitsForAnotherQueue(const Buffer& buffer, const QueueSegment& segment, const Use& use);
+bool waitsForAnotherQueue(const Texture& texture, const QueueSegment& segment, const Use& use);
 // A texture on memory another texture shares (transient textures, AliasMemory) whose memory the other one
 // used last: its state must start over from UNDEFINED and wait for everything before (isSettled then
 // skips nothing).

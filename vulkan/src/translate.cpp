@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <type_traits>
 
 #include "formats.h"
 #include "vulkan_device_impl.h"
@@ -259,11 +258,7 @@ bool VulkanDeviceImpl::readsWaitForAnotherQueue(const Recorder& r, std::span<con
   const vk::QueueSegment* segment = r.barriers.segment();
   if (!segment) return false;
   return anyLiveRead(reads, [&](const auto& resource) {
-    // A texture's layout change waits for the other queues' reads too.
-    bool changes = false;
-    if constexpr (std::is_same_v<std::decay_t<decltype(resource)>, vk::Texture>)
-      changes = resource.sync.layout != resource.reads.layout;
-    return vk::waitsForAnotherQueue(resource.queues, *segment, changes);
+    return vk::waitsForAnotherQueue(resource, *segment, readUse(resource.reads));
   });
 }
 
@@ -1396,18 +1391,11 @@ void VulkanDeviceImpl::endJob(uint32_t job) {
 bool VulkanDeviceImpl::jobWaitsForAnotherQueue(const Recorder& job) const {
   const vk::QueueSegment* segment = barriers_.segment();
   if (!segment) return false;
-  for (const JobUse& u : job.uses) {
-    if (u.handedOver) continue;
-    if (u.image) {
-      const auto& texture = *static_cast<const vk::Texture*>(u.resource);
-      const bool changes = u.first.write || texture.sync.layout != u.first.layout;
-      if (vk::waitsForAnotherQueue(texture.queues, *segment, changes)) return true;
-    } else if (vk::waitsForAnotherQueue(static_cast<const vk::Buffer*>(u.resource)->queues, *segment,
-                                        u.first.write)) {
-      return true;
-    }
-  }
-  return false;
+  return std::any_of(job.uses.begin(), job.uses.end(), [&](const JobUse& u) {
+    if (u.handedOver) return false;
+    return u.image ? vk::waitsForAnotherQueue(*static_cast<const vk::Texture*>(u.resource), *segment, u.first)
+                   : vk::waitsForAnotherQueue(*static_cast<const vk::Buffer*>(u.resource), *segment, u.first);
+  });
 }
 
 void VulkanDeviceImpl::endJobs() {
