@@ -94,6 +94,7 @@ struct Capture::State {
   std::deque<std::unique_ptr<Snapshot>> keyFrames;
   std::vector<std::pair<uint64_t, std::string>> markers;  // (frame, text) not yet handed over
   std::string endReason;
+  std::string priorityError;  // why a thread could not take options.threadPriority (the first one)
   bool shutdown = false;
   bool writerDone = false;
   CaptureStats stats;
@@ -149,6 +150,7 @@ struct Capture::State {
     std::vector<uint64_t> lastEpoch;         // per bucket index (trace::markRetained)
   } plan;
 
+  void enterThread();  // first thing on each of the capture's own threads
   void writerLoop();
   void encodeLoop();
   bool canTake() const;
@@ -196,6 +198,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
     state->endBefore = options.lastFrame + 1;
   }
   if (options.appName.empty()) commandLine(options.appName, options.appArgs);
+  options.compression.threadPriority = options.threadPriority;
   auto file = trace::TraceFileWriter::create(options.path, options.compression, options.createFile);
   if (!file) return file.error();
   state->file = std::move(file.value());
@@ -210,7 +213,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
   std::unique_ptr<Capture> capture(new Capture(renderer, std::move(state)));
   State& s = *capture->state_;
   s.writer = std::thread([&s] {
-    detail::markCaptureThread();
+    s.enterThread();
     s.writerLoop();
   });
   if (s.options.handleSignals) detail::registerForShutdown(capture.get());
@@ -641,6 +644,14 @@ void Capture::State::stopEncoders(std::unique_lock<std::mutex>& lock) {
   lock.lock();
 }
 
+void Capture::State::enterThread() {
+  detail::markCaptureThread();
+  if (auto r = setThisThreadPriority(options.threadPriority); !r) {
+    std::lock_guard lock(mutex);
+    if (priorityError.empty()) priorityError = r.error().message;
+  }
+}
+
 // ---- writer thread ----
 
 Result<void> Capture::State::writeHeaderAndResources(trace::MessageEncoder& builder,
@@ -763,6 +774,8 @@ std::string Capture::State::summary() const {
   const double ratio = stats.fileBytes ? double(stats.messageBytes) / double(stats.fileBytes) : 0.0;
   char threads[32] = "the writer thread";
   if (stats.encodeThreads > 0) std::snprintf(threads, sizeof threads, "%u threads", stats.encodeThreads);
+  std::string priority = std::string(threadPriorityName(options.threadPriority)) + " priority";
+  if (!priorityError.empty()) priority = "normal priority (" + priority + " refused: " + priorityError + ")";
   char waitFrames[64] = "";
   if (stats.renderWaits > 0) {
     std::snprintf(waitFrames, sizeof waitFrames, ", frames %llu-%llu",
@@ -777,13 +790,14 @@ std::string Capture::State::summary() const {
         line, sizeof line,
         "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
         "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms%s), %llu frames dropped, "
-        "encoded on %s (%.2f ms CPU a frame) [%s]",
+        "encoded on %s at %s (%.2f ms CPU a frame) [%s]",
         frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
         double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
         static_cast<unsigned long long>(stats.resources), static_cast<unsigned long long>(stats.keyFrames),
         double(stats.keyFrameNs) / 1e6, static_cast<unsigned long long>(stats.renderWaits),
         double(stats.renderWaitNs) / 1e6, waitFrames, static_cast<unsigned long long>(stats.framesDropped),
-        threads, stats.framesWritten ? double(stats.encodeCpuNs) / 1e6 / double(stats.framesWritten) : 0.0,
+        threads, priority.c_str(),
+        stats.framesWritten ? double(stats.encodeCpuNs) / 1e6 / double(stats.framesWritten) : 0.0,
         endReason.c_str());
   }
   return line;
@@ -803,7 +817,7 @@ void Capture::State::writerLoop() {
     encodeThreadCount = threads;
     for (uint32_t i = 0; i < threads; ++i) {
       encodeThreads.emplace_back([this] {
-        detail::markCaptureThread();
+        enterThread();
         encodeLoop();
       });
     }

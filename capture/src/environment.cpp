@@ -63,6 +63,18 @@ Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, Capt
     }
     options.encodeThreads = static_cast<uint32_t>(n);
   }
+  if (const char* threads = std::getenv("REEL_CAPTURE_COMPRESS_THREADS"); threads && *threads) {
+    uint64_t n = 0;
+    if (!parseNumber(threads, n) || n > 64) {
+      return fail("REEL_CAPTURE_COMPRESS_THREADS='", threads, "': expected a number of threads, 0 to 64");
+    }
+    options.compression.threads = static_cast<uint32_t>(n);
+  }
+  if (const char* priority = std::getenv("REEL_CAPTURE_PRIORITY"); priority && *priority) {
+    const auto parsed = parseThreadPriority(priority);
+    if (!parsed) return fail("REEL_CAPTURE_PRIORITY='", priority, "': expected normal, background or idle");
+    options.threadPriority = *parsed;
+  }
   if (!options.log) {
     options.log = [](std::string_view line) {
       std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());

@@ -43,6 +43,8 @@ class EnvironmentTest : public ::testing::Test {
     ::unsetenv("REEL_CAPTURE");
     ::unsetenv("REEL_CAPTURE_FRAMES");
     ::unsetenv("REEL_CAPTURE_ENCODE_THREADS");
+    ::unsetenv("REEL_CAPTURE_COMPRESS_THREADS");
+    ::unsetenv("REEL_CAPTURE_PRIORITY");
   }
 };
 
@@ -123,6 +125,40 @@ TEST_F(EnvironmentTest, EncodeThreadsComeFromTheEnvironment) {
   ASSERT_FALSE(capture);
   EXPECT_NE(capture.error().message.find("REEL_CAPTURE_ENCODE_THREADS='many'"), std::string::npos)
       << capture.error().message;
+}
+
+TEST_F(EnvironmentTest, PriorityAndCompressionThreadsComeFromTheEnvironment) {
+  TempDir dir;
+  const std::string path = dir.path("priority.reel");
+  ::setenv("REEL_CAPTURE", path.c_str(), 1);
+  ::setenv("REEL_CAPTURE_PRIORITY", "idle", 1);
+  ::setenv("REEL_CAPTURE_COMPRESS_THREADS", "0", 1);
+  NullDevice device;
+  Renderer renderer(device);
+  Scene scene(renderer);
+  capture::CaptureOptions defaults;
+  defaults.handleSignals = false;
+  std::string summary;
+  defaults.log = [&](std::string_view line) { summary = line; };
+  {
+    auto capture = installFromEnvironment(renderer, defaults);
+    ASSERT_TRUE(capture) << capture.error().message;
+    for (int f = 0; f < 3; ++f) scene.frame();
+    ASSERT_TRUE(capture.value()->finish());
+    EXPECT_EQ(capture.value()->stats().framesWritten, 3u);
+  }
+  EXPECT_NE(summary.find("at idle priority"), std::string::npos) << summary;
+  for (const auto& [variable, value] :
+       {std::pair{"REEL_CAPTURE_PRIORITY", "low"}, std::pair{"REEL_CAPTURE_COMPRESS_THREADS", "-1"},
+        std::pair{"REEL_CAPTURE_COMPRESS_THREADS", "65"}}) {
+    ::setenv("REEL_CAPTURE_PRIORITY", "background", 1);
+    ::setenv("REEL_CAPTURE_COMPRESS_THREADS", "1", 1);
+    ::setenv(variable, value, 1);
+    auto capture = installFromEnvironment(renderer, defaults);
+    ASSERT_FALSE(capture) << variable << "=" << value;
+    EXPECT_NE(capture.error().message.find(std::string(variable) + "='" + value + "'"), std::string::npos)
+        << capture.error().message;
+  }
 }
 
 }  // namespace

@@ -212,7 +212,11 @@ void TraceFileWriter::Impl::startWorkers(std::vector<schema::ChunkCompressor> co
   static_assert(std::is_nothrow_move_constructible_v<schema::ChunkCompressor>);
   auto owned = std::make_shared<std::vector<schema::ChunkCompressor>>(std::move(compressors));
   for (size_t t = 0; t < owned->size(); ++t) {
-    workers.emplace_back([this, owned, t] { workerLoop((*owned)[t]); });
+    workers.emplace_back([this, owned, t] {
+      // Best effort: a system that refuses only costs the app the share the threads then take.
+      (void)setThisThreadPriority(settings.threadPriority);
+      workerLoop((*owned)[t]);
+    });
   }
 }
 

@@ -63,6 +63,7 @@
 #include "reel/runtime/frame.h"
 #include "reel/runtime/renderer.h"
 #include "reel/runtime/result.h"
+#include "reel/runtime/thread_priority.h"
 #include "reel/trace/writer.h"
 
 namespace reel::capture {
@@ -118,6 +119,9 @@ struct CaptureOptions {
   // with one writer thread.
   uint32_t maxEncodeFrames = 0;
   uint64_t maxEncodeBytes = 256ull << 20;
+  // The scheduling priority of the capture's threads (encode, writer and compression threads: it
+  // replaces compression.threadPriority). Background lets the app's own threads have a busy core first.
+  ThreadPriority threadPriority = ThreadPriority::Background;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
   // Called once, on the capture's writer thread, when a write fails and the capture stops: the message

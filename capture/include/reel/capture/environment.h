@@ -9,6 +9,10 @@
 //                                   "0": none; unset: the default
 //   REEL_CAPTURE_ENCODE_THREADS=2   threads that encode frames (CaptureOptions::encodeThreads); "0": the
 //                                   writer thread alone; unset: the default
+//   REEL_CAPTURE_COMPRESS_THREADS=2 threads that compress chunks (CompressionSettings::threads); "0":
+//                                   the writer thread
+//   REEL_CAPTURE_PRIORITY=idle      the capture threads' priority (CaptureOptions::threadPriority):
+//                                   normal, background or idle
 //
 // Without that call the variables do nothing: the runtime cannot start a capture itself, since it must
 // not depend on capture (ARCHITECTURE.md: runtime <- capture, one way). A hook in RendererConfig (a

@@ -48,6 +48,7 @@
 #include "reel/runtime/frame.h"
 #include "reel/runtime/resource_context.h"
 #include "reel/runtime/result.h"
+#include "reel/runtime/thread_priority.h"
 #include "reel/trace/file_sink.h"
 #include "reel/trace/message_kind.h"
 
@@ -80,6 +81,7 @@ struct CompressionSettings {
   // Compression threads: 0 compresses on the thread that closes the chunk; kAutoThreads picks
   // min(4, hardware threads).
   uint32_t threads = kAutoThreads;
+  ThreadPriority threadPriority = ThreadPriority::Normal;  // the compression threads' (best effort)
   uint64_t maxPendingBytes = 256ull << 20;  // raw bytes of closed chunks not yet written (at least one)
   int zstdWorkers = 0;                      // ZSTD_c_nbWorkers inside each chunk's compression (0: none)
   // Frames encode what did not change since the previous frame of their chunk as residuals (trace.fbs,

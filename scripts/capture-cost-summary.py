@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""The table of scripts/device-capture-cost.sh's runs: per scene and variant, the medians over the runs
+of reel-sample's mean frame time and of its median kick-to-kick interval (the steady frame time), each
+against the same statistic of the runs without a capture, and the capture's render-thread waits.
+Usage: capture-cost-summary.py OUT"""
+import collections
+import pathlib
+import re
+import statistics
+import sys
+
+out = pathlib.Path(sys.argv[1])
+runs = collections.defaultdict(list)  # (scene, variant) -> [(mean, median, waits, wait_ms, cpu)]
+order = []
+for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_")[2].startswith("off"), p.name)):
+    scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
+    text = path.read_text()
+    frame = re.search(r"ms/frame, median ([\d.]+) ms", text)
+    mean = re.search(r"\(([\d.]+) ms/frame", text)
+    if not frame or not mean:
+        print(f"{path}: no frame time", file=sys.stderr)
+        continue
+    waits = re.search(r"render thread waited (\d+) times \(([\d.]+) ms", text)
+    cpu = re.search(r"\(([\d.]+) ms CPU a frame\)", text)
+    if not variant.startswith("off") and not waits:
+        print(f"{path}: no capture summary", file=sys.stderr)
+        continue
+    runs[(scene, variant)].append((float(mean.group(1)), float(frame.group(1)),
+                                   int(waits.group(1)) if waits else 0,
+                                   float(waits.group(2)) if waits else 0.0,
+                                   float(cpu.group(1)) if cpu else 0.0))
+    if (scene, variant) not in order:
+        order.append((scene, variant))
+
+print("| scene | variant | runs | mean ms/frame | vs off | steady ms/frame | vs off | render-thread waits "
+      "(median run) | encode CPU ms/frame |")
+print("|---|---|---|---|---|---|---|---|---|")
+for scene, variant in order:
+    r = runs[(scene, variant)]
+    off = runs.get((scene, "off"))  # every variant against the app alone
+    mean = statistics.median(x[0] for x in r)
+    steady = statistics.median(x[1] for x in r)
+    waits = statistics.median(x[2] for x in r)
+    wait_ms = statistics.median(x[3] for x in r)
+    cpu = statistics.median(x[4] for x in r)
+
+    def vs(value, index):
+        if not off or variant == "off":
+            return ""
+        base = statistics.median(x[index] for x in off)
+        return f"{value / base:.3f}x ({(value / base - 1) * 100:+.1f}%)"
+
+    waits_text = "" if variant.startswith("off") else f"{waits:g} ({wait_ms:.1f} ms)"
+    cpu_text = "" if variant.startswith("off") else f"{cpu:.2f}"
+    print(f"| {scene} | {variant} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
+          f"{waits_text} | {cpu_text} |")

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# What a capture costs the app (issue 15: <= 2% frame time, no render-thread waits), by the capture
+# threads' priority and count, on the GPU machine (../shared/device/README.md) or any:
+#   bash scripts/device-capture-cost.sh BIN OUT
+#   python3 scripts/capture-cost-summary.py OUT > OUT/summary.md
+# On the GPU machine, with BIN from scripts/device-build.sh:
+#   source .gl/on-device.sh; bash scripts/device-capture-cost.sh build-device/bin /tmp/cc; tar czf $OUT/cc.tgz -C /tmp cc
+# Each run is reel-sample headless at its default size, its frames 2.. captured (its first two warm the
+# device up, as in scripts/capture-benchmarks.sh); variants run interleaved, REPS times each, so that
+# the host's drift spreads over all of them. Writes OUT/run_<scene>_<variant>_<rep>.txt: reel-sample's
+# ms/frame line (mean and median kick-to-kick) and the capture's summary line.
+# VARIANTS (default below) lists name=ENV,ENV...; "off" and names starting "off" capture nothing. Two
+# settings are the script's own: SPIN=N runs N busy loops beside the app (what other CPU work on the host
+# costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it).
+set -uo pipefail
+source "$(dirname "$0")/device-env.sh"
+reps=${REPS:-5}
+scenes=${SCENES:-cubes stress}
+variants=${VARIANTS:-off normal=REEL_CAPTURE_PRIORITY=normal background=REEL_CAPTURE_PRIORITY=background idle=REEL_CAPTURE_PRIORITY=idle background_2x2=REEL_CAPTURE_PRIORITY=background,REEL_CAPTURE_ENCODE_THREADS=2,REEL_CAPTURE_COMPRESS_THREADS=2}
+frames_of() { [ "$1" = stress ] && echo "${STRESS_FRAMES:-100}" || echo "${FRAMES:-1000}"; }
+
+log "machine"
+{ nproc; uname -r; lscpu | grep -E "Model name|Thread|Core|Socket|MHz|L2|L3"; "$bin/reel-sample" --list-devices; } 2>&1 | tee -a "$out/summary.txt"
+for scene in $scenes; do
+  n=$(frames_of "$scene")
+  log "$scene: $n frames captured, $reps runs of: $variants"
+  for rep in $(seq 1 "$reps"); do
+    for v in $variants; do
+      name=${v%%=*}
+      envs=() extra=() load=()
+      [ "$v" != "$name" ] && IFS=, read -ra extra <<< "${v#*=}"
+      [[ "$name" != off* ]] && envs=(REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)))
+      for e in "${extra[@]}"; do
+        case "$e" in
+          SPIN=*) for _ in $(seq 1 "${e#SPIN=}"); do sh -c 'while :; do :; done' & load+=($!); done ;;
+          COPY=*) for _ in $(seq 1 "${e#COPY=}"); do dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & load+=($!); done ;;
+          *) envs+=("$e") ;;
+        esac
+      done
+      env "${envs[@]}" "$bin/reel-sample" --scene "$scene" --headless --frames $((n + 2)) 2>&1 |
+        grep -E "ms/frame|reel capture:" > "$out/run_${scene}_${name}_$rep.txt"
+      [ ${#load[@]} -gt 0 ] && kill "${load[@]}" 2>/dev/null && wait "${load[@]}" 2>/dev/null
+      rm -f "$out/cap.reel"
+    done
+  done
+done

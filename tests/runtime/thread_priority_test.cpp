@@ -1,0 +1,72 @@
+// setThisThreadPriority changes the calling thread alone, as the capture's background threads need: the
+// thread that made them keeps its priority.
+
+#include "reel/runtime/thread_priority.h"
+
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <thread>
+
+namespace reel {
+namespace {
+
+int niceOf(pid_t tid) {
+  errno = 0;
+  return getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
+}
+
+pid_t thisThread() {
+  return static_cast<pid_t>(syscall(SYS_gettid));
+}
+
+TEST(ThreadPriority, NamesReadBackAndAnUnknownNameIsRefused) {
+  for (const ThreadPriority p : {ThreadPriority::Normal, ThreadPriority::Background, ThreadPriority::Idle})
+    EXPECT_EQ(parseThreadPriority(threadPriorityName(p)), p);
+  EXPECT_EQ(parseThreadPriority("low"), std::nullopt);
+  EXPECT_EQ(parseThreadPriority(""), std::nullopt);
+  EXPECT_EQ(parseThreadPriority("Idle"), std::nullopt);
+}
+
+TEST(ThreadPriority, BackgroundRaisesTheCallingThreadsNiceByTen) {
+  const int parentNice = niceOf(thisThread());
+  int before = 0, after = 0;
+  bool ok = false;
+  std::thread([&] {
+    before = niceOf(thisThread());
+    ok = static_cast<bool>(setThisThreadPriority(ThreadPriority::Background));
+    after = niceOf(thisThread());
+  }).join();
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(after, std::min(before + 10, 19));
+  EXPECT_EQ(niceOf(thisThread()), parentNice) << "the calling thread alone";
+}
+
+TEST(ThreadPriority, IdleMovesTheCallingThreadToSchedIdle) {
+  const int parentPolicy = sched_getscheduler(0);
+  int before = -1, after = -1;
+  bool ok = false;
+  std::thread([&] {
+    before = sched_getscheduler(0);
+    ok = static_cast<bool>(setThisThreadPriority(ThreadPriority::Idle));
+    after = sched_getscheduler(0);
+  }).join();
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(before, parentPolicy);
+  EXPECT_EQ(after, SCHED_IDLE);
+  EXPECT_EQ(sched_getscheduler(0), parentPolicy) << "the calling thread alone";
+}
+
+TEST(ThreadPriority, NormalChangesNothing) {
+  const int nice = niceOf(thisThread());
+  const int policy = sched_getscheduler(0);
+  ASSERT_TRUE(setThisThreadPriority(ThreadPriority::Normal));
+  EXPECT_EQ(niceOf(thisThread()), nice);
+  EXPECT_EQ(sched_getscheduler(0), policy);
+}
+
+}  // namespace
+}  // namespace reel
