@@ -144,8 +144,9 @@ TEST(TraceWriter, PredictedFramesReadBackExactlyInAnyOrderAndSmaller) {
 }
 
 // A 1.2 reader must refuse a predicted frame rather than read residuals as packets: a predicted column
-// leaves its plain field absent, which a 1.2 decoder finds too short for the bucket's bodies. The first
-// frame of every chunk is never predicted (chunks decode on their own).
+// leaves its plain field absent, which a 1.2 decoder finds too short for the bucket's bodies. Likewise a
+// bucket that repeats the structure of the frame before it (1.6) leaves every structure column out. The
+// first frame of every chunk is never predicted (chunks decode on their own).
 TEST(TraceWriter, APredictedColumnLeavesItsPlainFieldAbsentAndChunksStartWhole) {
   TempDir dir;
   CaptureOptions o = options(dir.path("p.reel"));
@@ -156,7 +157,7 @@ TEST(TraceWriter, APredictedColumnLeavesItsPlainFieldAbsentAndChunksStartWhole) 
   schema::ChunkDecompressor decompressor;
   uint32_t lastChunk = UINT32_MAX;
   std::vector<std::byte> raw;
-  size_t predictedBuckets = 0;
+  size_t predictedBuckets = 0, sameStructureBuckets = 0, ownStructureBuckets = 0;
   for (const trace::MessageInfo& m : reader.messages()) {
     if (m.kind != static_cast<uint8_t>(fb::Body::Frame)) continue;
     const trace::ChunkInfo& c = reader.chunks()[m.chunk];
@@ -175,8 +176,27 @@ TEST(TraceWriter, APredictedColumnLeavesItsPlainFieldAbsentAndChunksStartWhole) 
       using schema::Predictor;
       if (firstOfChunk) {
         EXPECT_EQ(bucket->predictors(), 0) << "frame " << m.frame;
+        EXPECT_FALSE(bucket->same_structure()) << "frame " << m.frame;
       }
       if (bucket->predictors() != 0) ++predictedBuckets;
+      // A repeated structure (format 1.6) is absent, column for column; a 1.5 reader finds keys without
+      // chain lengths and refuses the frame.
+      if (bucket->same_structure()) {
+        ++sameStructureBuckets;
+        EXPECT_GT(bucket->keys() ? bucket->keys()->size() : bucket->keys_residual()->size(), 0u);
+        EXPECT_EQ(bucket->chain_lengths(), nullptr);
+        EXPECT_EQ(bucket->link_body(), nullptr);
+        EXPECT_EQ(bucket->link_tag(), nullptr);
+        EXPECT_EQ(bucket->body_type(), nullptr);
+        EXPECT_EQ(bucket->body_aux_size(), nullptr);
+        EXPECT_EQ(bucket->shared_bodies(), nullptr);
+        EXPECT_EQ(bucket->tags(), nullptr);
+        EXPECT_EQ(bucket->strings(), nullptr);
+        EXPECT_EQ(bucket->passes(), nullptr);
+      } else if (bucket->keys() || bucket->keys_residual()) {
+        ++ownStructureBuckets;
+        EXPECT_NE(bucket->chain_lengths(), nullptr);
+      }
       // A column is in one field or the other (an empty one in neither).
       auto expectOneOf = [&](PredictedColumn which, const auto* plain, const auto* residual) {
         if (schema::predictorOf(bucket->predictors(), which) == Predictor::Plain) {
@@ -192,6 +212,8 @@ TEST(TraceWriter, APredictedColumnLeavesItsPlainFieldAbsentAndChunksStartWhole) 
     }
   }
   EXPECT_GT(predictedBuckets, 0u);
+  EXPECT_GT(sameStructureBuckets, 0u);
+  EXPECT_GT(ownStructureBuckets, 0u);
 }
 
 // The writer stalls (the trace goes into a FIFO nobody reads yet): with DropFrames the render thread

@@ -257,6 +257,24 @@ TEST(ShuffleTest, UnshuffleUndoesShuffleForEveryWidthAndCount) {
   }
 }
 
+// The writer's shuffle (tiled, vectorised) lays the planes out as the format defines them: plane b holds
+// byte b of every element, in element order; traces written before it was vectorised read the same.
+TEST(ShuffleTest, ShuffleLaysOutThePlanesTheFormatDefines) {
+  for (size_t size = 1; size <= 72; ++size) {
+    for (size_t n : {0, 1, 15, 16, 17, 31, 32, 33, 100}) {
+      std::vector<uint8_t> in(n * size), shuffled(n * size, 0xAB);
+      for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 131 + size);
+      schema::shuffleBytes(in.data(), n, size, shuffled.data());
+      for (size_t b = 0; b < size; ++b) {
+        for (size_t e = 0; e < n; ++e) {
+          ASSERT_EQ(shuffled[b * n + e], in[e * size + b])
+              << size << "-byte elements, " << n << " of them: byte " << b << " of element " << e;
+        }
+      }
+    }
+  }
+}
+
 // A replay decodes every frame into one record (its buffers reused, chunks recycled): each frame, read in
 // any order after any other, must equal the frame read into a fresh record.
 TEST_F(ReaderTest, AReusedRecordReadsEveryFrameAsAFreshOneDoes) {

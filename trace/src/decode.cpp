@@ -272,7 +272,7 @@ Result<void> addKeyLayouts(TraceHeader& header, const fb::KeyLayouts& layouts) {
 bool Decoder::predicted(const fb::Frame& frame) {
   if (const auto* buckets = frame.buckets()) {
     for (uint32_t i = 0; i < buckets->size(); ++i) {
-      if (buckets->Get(i)->predictors() != 0) return true;
+      if (buckets->Get(i)->predictors() != 0 || buckets->Get(i)->same_structure()) return true;
     }
   }
   return false;
@@ -284,7 +284,7 @@ bool Decoder::follows(FramePlace place) const {
 }
 
 Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, BucketRecord& out,
-                             FramePlace place) {
+                             FramePlace place, const std::shared_ptr<const void>& keepAlive) {
   using schema::PredictedColumn;
   using schema::Predictor;
   out.index = b.index();
@@ -304,7 +304,8 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   // this chunk, decoded last.
   const HistorySlot* previous = nullptr;
   const HistorySlot* beforePrevious = nullptr;
-  if (predictors != 0) {
+  const bool sameStructure = b.same_structure();
+  if (predictors != 0 || sameStructure) {
     const BucketHistory* h = out.index < history.size() ? &history[out.index] : nullptr;
     auto at = [&](const HistorySlot& slot, uint64_t back) {
       return place.position != UINT64_MAX && place.position >= back &&
@@ -320,19 +321,37 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
                   place.position == UINT64_MAX ? " (its place in the trace is unknown)" : "");
     }
   }
+  if (sameStructure && (b.chain_lengths() || b.link_body() || b.link_tag() || b.body_type() ||
+                        b.body_aux_size() || b.shared_bodies() || b.tags() || b.strings() || b.passes())) {
+    return fail("bucket ", out.index, " repeats the structure of the frame before it and carries its own");
+  }
   const auto keyBytes = bytesOf(keyPredictor != Predictor::Plain ? b.keys_residual() : b.keys());
   if (keyBytes.size() % sizeof(uint64_t) != 0)
     return fail("key column of ", keyBytes.size(), " bytes is not whole keys");
   out.keys_.resize(keyBytes.size() / sizeof(uint64_t));
   schema::unshuffleBytes(reinterpret_cast<const uint8_t*>(keyBytes.data()), out.keys_.size(),
                          sizeof(uint64_t), reinterpret_cast<uint8_t*>(out.keys_.data()));
-  out.passes_ = span4(b.passes());
-  const auto chainLengths = span4(b.chain_lengths());
-  out.linkBody_ = span4(b.link_body());
-  out.linkTag_ = span4(b.link_tag());
-  out.bodyType_ = span4(b.body_type());
-  out.bodyAuxSize_ = span4(b.body_aux_size());
-  const auto sharedBodies = span4(b.shared_bodies());
+  std::span<const uint32_t> chainLengths, sharedBodies;
+  if (sameStructure) {
+    // Views into the message that carried the structure; the record keeps it (its own chunk, mostly).
+    out.passes_ = previous->passes;
+    chainLengths = previous->chainLengths;
+    out.linkBody_ = previous->linkBody;
+    out.linkTag_ = previous->linkTag;
+    out.bodyType_ = previous->bodyType;
+    out.bodyAuxSize_ = previous->bodyAuxSize;
+    sharedBodies = previous->sharedBodies;
+    out.structureOwner_ = previous->structureOwner == keepAlive ? nullptr : previous->structureOwner;
+  } else {
+    out.passes_ = span4(b.passes());
+    chainLengths = span4(b.chain_lengths());
+    out.linkBody_ = span4(b.link_body());
+    out.linkTag_ = span4(b.link_tag());
+    out.bodyType_ = span4(b.body_type());
+    out.bodyAuxSize_ = span4(b.body_aux_size());
+    sharedBodies = span4(b.shared_bodies());
+    out.structureOwner_.reset();
+  }
   const auto payloadColumn =
       bytesOf(payloadPredictor != Predictor::Plain ? b.payload_residual() : b.payload());
   const auto auxColumn = bytesOf(auxPredictor != Predictor::Plain ? b.aux_residual() : b.aux());
@@ -447,7 +466,9 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   const auto* strings = b.strings();
   const uint32_t stringCount = strings ? strings->size() : 0;
   out.tags_.clear();
-  if (const auto* tags = b.tags()) {
+  if (sameStructure) {
+    out.tags_ = previous->tags;
+  } else if (const auto* tags = b.tags()) {
     out.tags_.reserve(tags->size());
     for (uint32_t i = 0; i < tags->size(); ++i) {
       const fb::Tag& t = *tags->Get(i);
@@ -492,6 +513,16 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
     h.slots[0].payload.assign(payloadData, payloadData + payload);
     h.slots[0].aux.assign(auxData, auxData + aux);
     h.slots[0].place = place;
+    HistorySlot& slot = h.slots[0];
+    slot.passes = out.passes_;
+    slot.chainLengths = chainLengths;
+    slot.linkBody = out.linkBody_;
+    slot.linkTag = out.linkTag_;
+    slot.bodyType = out.bodyType_;
+    slot.bodyAuxSize = out.bodyAuxSize_;
+    slot.sharedBodies = sharedBodies;
+    slot.tags = out.tags_;
+    slot.structureOwner = out.structureOwner_ ? out.structureOwner_ : keepAlive;
   }
   return {};
 }
@@ -525,7 +556,7 @@ Result<void> Decoder::frame(const fb::Frame& f, const TraceHeader& header,
   // Existing records keep their buffers: a replay decodes frame after frame into one FrameRecord.
   out.buckets.resize(buckets ? buckets->size() : 0);
   for (uint32_t i = 0; i < out.buckets.size(); ++i) {
-    if (auto ok = bucket(*buckets->Get(i), header, out.buckets[i], place); !ok)
+    if (auto ok = bucket(*buckets->Get(i), header, out.buckets[i], place, keepAlive); !ok)
       return fail("frame ", out.number, ": bucket ", i, ": ", ok.error().message);
   }
   out.keepAlive = std::move(keepAlive);

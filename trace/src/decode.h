@@ -40,10 +40,12 @@ struct FramePlace {
 struct Decoder {
   Result<void> frame(const fb::Frame& frame, const TraceHeader& header, std::shared_ptr<const void> keepAlive,
                      FrameRecord& out, FramePlace place = {});
+  // `keepAlive` owns the message's bytes: a later frame that repeats this bucket's structure
+  // (same_structure, format 1.6) reads it there.
   Result<void> bucket(const fb::Bucket& bucket, const TraceHeader& header, BucketRecord& out,
-                      FramePlace place = {});
-  // Whether the frame message needs frames before it (a bucket with a predicted column), and whether the
-  // last frame decoded is the one just before `place`.
+                      FramePlace place = {}, const std::shared_ptr<const void>& keepAlive = {});
+  // Whether the frame message needs frames before it (a bucket with a predicted column or a repeated
+  // structure), and whether the last frame decoded is the one just before `place`.
   static bool predicted(const fb::Frame& frame);
   bool follows(FramePlace place) const;
   void forgetHistory() {
@@ -57,10 +59,15 @@ struct Decoder {
   std::vector<uint64_t> typeCursor;
   schema::ColumnGroups auxGroups;
 
-  // Per bucket index: its columns, restored, in the last two frames decoded that had it.
+  // Per bucket index: its columns, restored, in the last two frames decoded that had it, and its
+  // structure: views into the message that carried it, which `structureOwner` keeps.
   struct HistorySlot {
     std::vector<uint8_t> keys, payload, aux;
     FramePlace place;
+    std::span<const uint16_t> passes, bodyType;
+    std::span<const uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
+    std::vector<TagView> tags;
+    std::shared_ptr<const void> structureOwner;
   };
   struct BucketHistory {
     HistorySlot slots[2];  // [0] the latest

@@ -141,6 +141,33 @@ std::span<const uint8_t> MessageEncoder::Impl::captureEnd(const CaptureEndInfo& 
 
 // ---- gathering (frame_encoding.h) ----
 
+namespace {
+
+// A body's bytes into its column: packets are a few bytes each, and a memcpy of a size known here is a
+// move or two where a call with a run-time size costs more than the copy (400k of them in a frame).
+inline void copyBody(uint8_t* to, const uint8_t* from, uint32_t size) {
+  switch (size) {
+    case 4:
+      return (void)std::memcpy(to, from, 4);
+    case 8:
+      return (void)std::memcpy(to, from, 8);
+    case 12:
+      return (void)std::memcpy(to, from, 12);
+    case 16:
+      return (void)std::memcpy(to, from, 16);
+    case 24:
+      return (void)std::memcpy(to, from, 24);
+    case 32:
+      return (void)std::memcpy(to, from, 32);
+    case 64:
+      return (void)std::memcpy(to, from, 64);
+    default:
+      std::memcpy(to, from, size);
+  }
+}
+
+}  // namespace
+
 size_t FrameGatherer::TagKeyHash::operator()(const TagKey& k) const {
   uint64_t h = k.file;
   h = h * 0x9E3779B97F4A7C15ull ^ k.function;
@@ -316,34 +343,37 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   if (!anyTag) c.linkTag.clear();
   if (!anyPass) c.passes.clear();
   const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
+  if (commandSize_.empty()) {
+    for (const CommandInfo& info : commandTable()) commandSize_.push_back(info.size);
+  }
+  const size_t bodies = c.bodyType.size();
   c.payloadGroups.clear();
   c.auxGroups.clear();
-  c.payloadGroups.reserve(c.bodyType.size());
-  c.auxGroups.reserve(c.bodyType.size());
-  for (size_t i = 0; i < c.bodyType.size(); ++i) {
-    c.payloadGroups.add(c.bodyType[i], commandInfo(static_cast<CommandType>(c.bodyType[i])).size);
-    c.auxGroups.add(uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i], c.bodyAuxSize[i]);
-  }
-  c.payloadGroups.finish();
-  c.auxGroups.finish();
+  c.payloadGroups.reserve(bodies);
+  c.auxGroups.reserve(bodies);
   // What the reader compares is only the columns' lengths; the layout (command ids and aux sizes body by
   // body) decides whether the previous frame is worth predicting from.
   uint64_t layout = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < c.bodyType.size(); ++i) {
-    layout = (layout ^ (uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i])) * 0x100000001b3ull;
+  for (size_t i = 0; i < bodies; ++i) {
+    const uint64_t typeAndAux = uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i];
+    c.payloadGroups.add(c.bodyType[i], commandSize_[c.bodyType[i]]);
+    c.auxGroups.add(typeAndAux, c.bodyAuxSize[i]);
+    layout = (layout ^ typeAndAux) * 0x100000001b3ull;
   }
+  c.payloadGroups.finish();
+  c.auxGroups.finish();
   layout ^= c.keys.size() * 0x9E3779B97F4A7C15ull;
   c.layout = layout;
   // The columns unshuffled, grouped: what the message stores (shuffled) and the next frame predicts from.
   c.payload.resize(c.payloadGroups.totalBytes());
-  for (size_t i = 0; i < c.bodyType.size(); ++i) {
-    const uint32_t size = commandInfo(static_cast<CommandType>(c.bodyType[i])).size;
-    std::memcpy(c.payload.data() + c.payloadGroups.elementOffset(i), base + payloadOffset_[i], size);
+  for (size_t i = 0; i < bodies; ++i) {
+    copyBody(c.payload.data() + c.payloadGroups.elementOffset(i), base + payloadOffset_[i],
+             commandSize_[c.bodyType[i]]);
   }
   c.aux.resize(c.auxGroups.totalBytes());
-  for (size_t i = 0; i < c.bodyType.size(); ++i) {
+  for (size_t i = 0; i < bodies; ++i) {
     if (c.bodyAuxSize[i] == 0) continue;
-    std::memcpy(c.aux.data() + c.auxGroups.elementOffset(i), base + auxOffset_[i], c.bodyAuxSize[i]);
+    copyBody(c.aux.data() + c.auxGroups.elementOffset(i), base + auxOffset_[i], c.bodyAuxSize[i]);
   }
 }
 
@@ -387,26 +417,31 @@ std::span<const uint8_t> FrameEncoder::encode(const GatheredFrame& f, const Gath
   return finishMessage(fbb_, MessageKind::Frame, frame.Union());
 }
 
-uint8_t FrameEncoder::predictedColumns(const GatheredBucket& b, const GatheredBucket* a,
-                                       const GatheredBucket* p) {
+FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, const GatheredBucket* a,
+                                                     const GatheredBucket* p) {
   using schema::PredictedColumn;
   using schema::Predictor;
-  uint8_t predictors = 0;
+  Columns out;
+  // Each column is shuffled straight into the message, from its residuals where a frame before predicts
+  // it: one pass over the bytes after the residuals.
   auto encode = [&](PredictedColumn which, std::span<const uint8_t> x, std::span<const uint8_t> pa,
-                    std::span<const uint8_t> pb, uint32_t word, std::vector<uint8_t>& out, auto&& shuffle) {
+                    std::span<const uint8_t> pb, uint32_t word, auto&& shuffle) -> Offset<Vector<uint8_t>> {
+    if (x.empty()) return 0;
     const uint8_t* from = x.data();
-    if (a && !x.empty() && pa.size() == x.size() && (!p || pb.size() == x.size())) {
+    if (a && pa.size() == x.size() && (!p || pb.size() == x.size())) {
       const Predictor chosen =
           schema::choosePredictor(x.data(), pa.data(), p ? pb.data() : nullptr, x.size(), word);
       residual_.resize(x.size());
       schema::residuals(chosen, x.data(), pa.data(), p ? pb.data() : nullptr, x.size(), word,
                         residual_.data());
       from = residual_.data();
-      predictors = schema::withPredictor(predictors, which, chosen);
+      out.predictors = schema::withPredictor(out.predictors, which, chosen);
       depthUsed_ = std::max(depthUsed_, chosen == Predictor::Linear ? 2u : 1u);
     }
-    out.resize(x.size());
-    shuffle(from, out.data());
+    uint8_t* to = nullptr;
+    const auto vector = fbb_.CreateUninitializedVector(x.size(), 1, &to);
+    shuffle(from, to);
+    return vector;
   };
   auto keyBytes = [](const GatheredBucket* g) {
     return g ? std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(g->keys.data()),
@@ -419,52 +454,71 @@ uint8_t FrameEncoder::predictedColumns(const GatheredBucket& b, const GatheredBu
   auto auxBytes = [](const GatheredBucket* g) {
     return g ? std::span<const uint8_t>(g->aux) : std::span<const uint8_t>();
   };
-  encode(PredictedColumn::Keys, keyBytes(&b), keyBytes(a), keyBytes(p), 8, shuffledKeys_,
-         [&](const uint8_t* in, uint8_t* out) {
-           schema::shuffleBytes(in, b.keys.size(), sizeof(uint64_t), out);
-         });
-  encode(PredictedColumn::Payload, payloadBytes(&b), payloadBytes(a), payloadBytes(p), 4, shuffledPayload_,
-         [&](const uint8_t* in, uint8_t* out) { b.payloadGroups.shuffleGroups(in, out); });
-  encode(PredictedColumn::Aux, auxBytes(&b), auxBytes(a), auxBytes(p), 4, shuffledAux_,
-         [&](const uint8_t* in, uint8_t* out) { b.auxGroups.shuffleGroups(in, out); });
-  return predictors;
+  out.aux = encode(PredictedColumn::Aux, auxBytes(&b), auxBytes(a), auxBytes(p), 4,
+                   [&](const uint8_t* in, uint8_t* to) { b.auxGroups.shuffleGroups(in, to); });
+  out.payload = encode(PredictedColumn::Payload, payloadBytes(&b), payloadBytes(a), payloadBytes(p), 4,
+                       [&](const uint8_t* in, uint8_t* to) { b.payloadGroups.shuffleGroups(in, to); });
+  out.keys = encode(
+      PredictedColumn::Keys, keyBytes(&b), keyBytes(a), keyBytes(p), 8,
+      [&](const uint8_t* in, uint8_t* to) { schema::shuffleBytes(in, b.keys.size(), sizeof(uint64_t), to); });
+  return out;
 }
 
+namespace {
+
+bool sameStructure(const GatheredBucket& b, const GatheredBucket& a) {
+  return b.chainLengths == a.chainLengths && b.linkBody == a.linkBody && b.linkTag == a.linkTag &&
+         b.bodyType == a.bodyType && b.bodyAuxSize == a.bodyAuxSize && b.sharedBodies == a.sharedBodies &&
+         b.passes == a.passes && b.tags == a.tags && b.strings == a.strings;
+}
+
+}  // namespace
+
 Offset<void> FrameEncoder::bucket(const GatheredBucket& b, const GatheredBucket* a, const GatheredBucket* p) {
-  const uint8_t predictors = predictedColumns(b, a, p);
-  std::vector<Offset<String>> strings;
-  strings.reserve(b.strings.size());
-  for (const std::string& s : b.strings) strings.push_back(fbb_.CreateString(s.data(), s.size()));
-  const auto stringVector = strings.empty() ? 0 : fbb_.CreateVector(strings);
-  const auto tags = b.tags.empty() ? 0
-                                   : fbb_.CreateVectorOfStructs(
-                                         reinterpret_cast<const fb::Tag*>(b.tags.data()), b.tags.size() / 4);
-  static_assert(sizeof(fb::Tag) == 4 * sizeof(uint32_t));
+  const Columns predicted = predictedColumns(b, a, p);
+  // A bucket whose structure repeats the previous frame's leaves it out (trace.fbs, same_structure):
+  // a third of a frame like stress's, the columns that change least.
+  const bool same = a && !b.keys.empty() && sameStructure(b, *a);
+  if (same) depthUsed_ = std::max(depthUsed_, 1u);
+  Offset<Vector<Offset<String>>> stringVector = 0;
+  Offset<Vector<const fb::Tag*>> tags = 0;
+  if (!same) {
+    std::vector<Offset<String>> strings;
+    strings.reserve(b.strings.size());
+    for (const std::string& s : b.strings) strings.push_back(fbb_.CreateString(s.data(), s.size()));
+    if (!strings.empty()) stringVector = fbb_.CreateVector(strings);
+    static_assert(sizeof(fb::Tag) == 4 * sizeof(uint32_t));
+    if (!b.tags.empty()) {
+      tags = fbb_.CreateVectorOfStructs(reinterpret_cast<const fb::Tag*>(b.tags.data()), b.tags.size() / 4);
+    }
+  }
   using schema::PredictedColumn;
-  auto plainOrResidual = [&](PredictedColumn which, const std::vector<uint8_t>& bytes, bool asResidual) {
-    return (schema::predictorOf(predictors, which) != schema::Predictor::Plain) == asResidual
-               ? column(fbb_, bytes)
+  // A column goes in its residual field where it was predicted, in its plain field where not.
+  auto plainOrResidual = [&](PredictedColumn which, Offset<Vector<uint8_t>> column, bool asResidual) {
+    return (schema::predictorOf(predicted.predictors, which) != schema::Predictor::Plain) == asResidual
+               ? column
                : 0;
   };
-  const auto auxResidual = plainOrResidual(PredictedColumn::Aux, shuffledAux_, true);
-  const auto payloadResidual = plainOrResidual(PredictedColumn::Payload, shuffledPayload_, true);
-  const auto keysResidual = plainOrResidual(PredictedColumn::Keys, shuffledKeys_, true);
-  const auto aux = plainOrResidual(PredictedColumn::Aux, shuffledAux_, false);
-  const auto payload = plainOrResidual(PredictedColumn::Payload, shuffledPayload_, false);
-  const auto sharedBodies = column(fbb_, b.sharedBodies);
-  const auto bodyAuxSize = column(fbb_, b.bodyAuxSize);
-  const auto bodyType = column(fbb_, b.bodyType);
-  const auto linkTag = column(fbb_, b.linkTag);
-  const auto linkBody = column(fbb_, b.linkBody);
-  const auto chainLengths = column(fbb_, b.chainLengths);
-  const auto keys = plainOrResidual(PredictedColumn::Keys, shuffledKeys_, false);
-  const auto passes = column(fbb_, b.passes);
+  auto structure = [&](const auto& v) { return same ? 0 : column(fbb_, v); };
+  const auto auxResidual = plainOrResidual(PredictedColumn::Aux, predicted.aux, true);
+  const auto payloadResidual = plainOrResidual(PredictedColumn::Payload, predicted.payload, true);
+  const auto keysResidual = plainOrResidual(PredictedColumn::Keys, predicted.keys, true);
+  const auto aux = plainOrResidual(PredictedColumn::Aux, predicted.aux, false);
+  const auto payload = plainOrResidual(PredictedColumn::Payload, predicted.payload, false);
+  const auto sharedBodies = structure(b.sharedBodies);
+  const auto bodyAuxSize = structure(b.bodyAuxSize);
+  const auto bodyType = structure(b.bodyType);
+  const auto linkTag = structure(b.linkTag);
+  const auto linkBody = structure(b.linkBody);
+  const auto chainLengths = structure(b.chainLengths);
+  const auto keys = plainOrResidual(PredictedColumn::Keys, predicted.keys, false);
+  const auto passes = structure(b.passes);
   const auto keyType = fbb_.CreateString(b.bucket->keyTypeName());
   const auto name = fbb_.CreateString(b.bucket->name());
   return fb::CreateBucket(fbb_, b.index, name, keyType, b.retained, keys, chainLengths, linkBody, linkTag,
                           bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector,
-                          static_cast<uint8_t>(b.order), predictors, keysResidual, payloadResidual,
-                          auxResidual, passes)
+                          static_cast<uint8_t>(b.order), predicted.predictors, keysResidual, payloadResidual,
+                          auxResidual, passes, same)
       .Union();
 }
 

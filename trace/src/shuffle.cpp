@@ -4,10 +4,75 @@
 #include <emmintrin.h>
 #endif
 
+#include <cstring>
+
 namespace reel::schema {
 
+namespace {
+
+#if defined(__SSE2__)
+// The inverse of unshuffle8x16 below: bytes b..b+7 of elements i..i+15 (16 rows of 8 bytes, `size`
+// apart) to planes b..b+7 (16 bytes each, `n` apart), in four rounds of byte unpacks. Each round pairs
+// registers whose elements differ by 8, 4, 2 and 1: the last leaves each plane's 16 elements in order.
+inline void shuffle16x8(const uint8_t* in, size_t size, uint8_t* out, size_t n) {
+  __m128i a[16];
+  for (int e = 0; e < 16; ++e) a[e] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in + e * size));
+  __m128i x[8], y[8], z[8];
+  for (int k = 0; k < 8; ++k) x[k] = _mm_unpacklo_epi8(a[k], a[k + 8]);  // bytes 0..7 of k, k+8
+  for (int k = 0; k < 4; ++k) {
+    y[k] = _mm_unpacklo_epi8(x[k], x[k + 4]);      // bytes 0..3 of k, k+4, k+8, k+12
+    y[k + 4] = _mm_unpackhi_epi8(x[k], x[k + 4]);  // bytes 4..7 of the same
+  }
+  for (int h = 0; h < 2; ++h) {
+    for (int k = 0; k < 2; ++k) {
+      const int s = 4 * h + k;
+      z[s] = _mm_unpacklo_epi8(y[s], y[s + 2]);      // bytes 4h, 4h+1 of k, k+2, ..., k+14
+      z[s + 2] = _mm_unpackhi_epi8(y[s], y[s + 2]);  // bytes 4h+2, 4h+3
+    }
+  }
+  for (int p = 0; p < 8; p += 2) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * n), _mm_unpacklo_epi8(z[p], z[p + 1]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (p + 1) * n), _mm_unpackhi_epi8(z[p], z[p + 1]));
+  }
+}
+
+// The same for bytes b..b+3: 16 rows of 4 bytes to 4 planes.
+inline void shuffle16x4(const uint8_t* in, size_t size, uint8_t* out, size_t n) {
+  __m128i a[16];
+  for (int e = 0; e < 16; ++e) {
+    int32_t word;
+    std::memcpy(&word, in + e * size, sizeof word);
+    a[e] = _mm_cvtsi32_si128(word);
+  }
+  __m128i x[8], y[4], z[4];
+  for (int k = 0; k < 8; ++k) x[k] = _mm_unpacklo_epi8(a[k], a[k + 8]);
+  for (int k = 0; k < 4; ++k) y[k] = _mm_unpacklo_epi8(x[k], x[k + 4]);
+  for (int k = 0; k < 2; ++k) {
+    z[k] = _mm_unpacklo_epi8(y[k], y[k + 2]);      // bytes 0, 1
+    z[k + 2] = _mm_unpackhi_epi8(y[k], y[k + 2]);  // bytes 2, 3
+  }
+  for (int p = 0; p < 4; p += 2) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + p * n), _mm_unpacklo_epi8(z[p], z[p + 1]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (p + 1) * n), _mm_unpackhi_epi8(z[p], z[p + 1]));
+  }
+}
+#endif
+
+}  // namespace
+
 void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out) {
-  for (size_t i = 0; i < n; ++i) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16) {
+    size_t b = 0;
+    for (; b + 8 <= size; b += 8) shuffle16x8(in + i * size + b, size, out + b * n + i, n);
+    for (; b + 4 <= size; b += 4) shuffle16x4(in + i * size + b, size, out + b * n + i, n);
+    for (; b < size; ++b) {
+      for (size_t e = 0; e < 16; ++e) out[b * n + i + e] = in[(i + e) * size + b];
+    }
+  }
+#endif
+  for (; i < n; ++i) {
     for (size_t b = 0; b < size; ++b) out[b * n + i] = in[i * size + b];
   }
 }

@@ -166,6 +166,9 @@ class BucketRecord {
   detail::UninitBuffer<std::byte> payload_;
   detail::UninitBuffer<std::byte> aux_;
   std::vector<TagView> tags_;
+  // The message whose structure this bucket repeats (format 1.6), when another chunk holds it than the
+  // frame's keepAlive; null otherwise.
+  std::shared_ptr<const void> structureOwner_;
 };
 
 // A resource request of a frame: a create (with its initial contents), a write or a destroy.

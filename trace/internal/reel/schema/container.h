@@ -41,7 +41,10 @@ namespace reel::schema {
 //   1.5  Bucket.passes and the DeclarePass request: declared passes. A 1.4 reader ignores the column,
 //        so a frame with declared passes sorts differently there, which its order-hash check reports.
 inline constexpr uint16_t kFormatMajor = 1;
-inline constexpr uint16_t kFormatMinor = 5;
+//   1.6  Bucket.same_structure: a bucket whose chains, bodies and tags equal those of the frame before
+//        it in its chunk leaves them out. A 1.5 reader refuses such a frame (its keys have no chain
+//        lengths); older traces read as before.
+inline constexpr uint16_t kFormatMinor = 6;
 
 inline constexpr char kFileIdentifier[] = "REEL";
 

@@ -91,6 +91,7 @@ class FrameGatherer {
   struct TagKeyHash {
     size_t operator()(const TagKey& k) const;
   };
+  std::vector<uint32_t> commandSize_;                        // by command id
   std::vector<uint32_t> payloadOffset_, auxOffset_;          // per body: where its bytes are in the arena
   std::unordered_map<uint32_t, uint32_t> sharedBody_;        // stream offset of a shared packet -> body
   std::unordered_map<const char*, uint32_t> literalString_;  // __FILE__ / __func__ pointer -> string
@@ -116,11 +117,16 @@ class FrameEncoder {
   std::span<const uint8_t> message() const { return {fbb_.GetBufferPointer(), fbb_.GetSize()}; }
 
  private:
+  // A bucket's keys, payload and aux columns in the message (0: empty), and how each was predicted.
+  struct Columns {
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> keys, payload, aux;
+    uint8_t predictors = 0;
+  };
   flatbuffers::Offset<void> bucket(const GatheredBucket& b, const GatheredBucket* a, const GatheredBucket* p);
-  uint8_t predictedColumns(const GatheredBucket& b, const GatheredBucket* a, const GatheredBucket* p);
+  Columns predictedColumns(const GatheredBucket& b, const GatheredBucket* a, const GatheredBucket* p);
 
   flatbuffers::FlatBufferBuilder fbb_;
-  std::vector<uint8_t> residual_, shuffledKeys_, shuffledPayload_, shuffledAux_;
+  std::vector<uint8_t> residual_;
   uint32_t depthUsed_ = 0;
 };
 
