@@ -11,7 +11,8 @@
 # ms/frame line (mean and median kick-to-kick) and the capture's summary line.
 # VARIANTS (default below) lists name=ENV,ENV...; "off" and names starting "off" capture nothing. Two
 # settings are the script's own: SPIN=N runs N busy loops beside the app (what other CPU work on the host
-# costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it).
+# costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it),
+# BIN=DIR runs DIR/reel-sample instead of BIN's (another version, built from an earlier commit).
 set -uo pipefail
 source "$(dirname "$0")/device-env.sh"
 reps=${REPS:-5}
@@ -27,17 +28,18 @@ for scene in $scenes; do
   for rep in $(seq 1 "$reps"); do
     for v in $variants; do
       name=${v%%=*}
-      envs=() extra=() load=()
+      envs=() extra=() load=() sample="$bin/reel-sample"
       [ "$v" != "$name" ] && IFS=, read -ra extra <<< "${v#*=}"
       [[ "$name" != off* ]] && envs=(REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)))
       for e in "${extra[@]}"; do
         case "$e" in
           SPIN=*) for _ in $(seq 1 "${e#SPIN=}"); do sh -c 'while :; do :; done' & load+=($!); done ;;
+          BIN=*) sample="$(cd "${e#BIN=}" && pwd)/reel-sample" ;;
           COPY=*) for _ in $(seq 1 "${e#COPY=}"); do dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & load+=($!); done ;;
           *) envs+=("$e") ;;
         esac
       done
-      env "${envs[@]}" "$bin/reel-sample" --scene "$scene" --headless --frames $((n + 2)) 2>&1 |
+      env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) 2>&1 |
         grep -E "ms/frame|reel capture:" > "$out/run_${scene}_${name}_$rep.txt"
       [ ${#load[@]} -gt 0 ] && kill "${load[@]}" 2>/dev/null && wait "${load[@]}" 2>/dev/null
       rm -f "$out/cap.reel"

@@ -31,6 +31,8 @@ using detail::SnapshotResource;
 
 namespace {
 
+constexpr uint32_t kDefaultEncodeFrames = 16;  // CaptureOptions::maxEncodeFrames
+
 uint64_t nanosecondsSince(std::chrono::steady_clock::time_point start) {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
@@ -409,6 +411,9 @@ void Capture::onFrame(const FrameView& view) {
     // Counted as it starts: stats() shows a wait in progress.
     const auto began = std::chrono::steady_clock::now();
     ++s.stats.renderWaits;
+    // Which bound held it: the renderer's leased frames, none gathered yet, or the frames on their way
+    // to the file.
+    if (s.freeTickets.empty()) ++s.stats.renderWaitsForGathering;
     s.stats.firstWaitFrame = std::min(s.stats.firstWaitFrame, view.frame);
     s.stats.lastWaitFrame = std::max(s.stats.lastWaitFrame, view.frame);
     s.spaceFreed.wait(lock, [&] { return !s.full() || s.closed.load(); });
@@ -445,7 +450,8 @@ void Capture::onFrame(const FrameView& view) {
 // ---- encode threads (and the writer thread, when there are none) ----
 
 uint32_t Capture::State::maxFrames() const {
-  return options.maxEncodeFrames ? options.maxEncodeFrames : std::max(1u, encodeThreadCount);
+  if (options.maxEncodeFrames) return options.maxEncodeFrames;
+  return encodeThreadCount ? std::max(kDefaultEncodeFrames, encodeThreadCount) : 1;
 }
 
 bool Capture::State::full() const {
@@ -551,6 +557,13 @@ void Capture::State::runJob(std::unique_lock<std::mutex>& lock, Job& job, trace:
     lock.lock();
   }
   job.encoded = true;
+  if (job.error.empty()) {
+    // The message waits for the writer as long as the columns do: both count against maxEncodeBytes.
+    const uint64_t message = job.encoder->message().size();
+    bytesInFlight += message;
+    job.reservedBytes += message;
+    stats.peakBytesInFlight = std::max(stats.peakBytesInFlight, bytesInFlight);
+  }
   // Finished before the frame before it (still in `jobs`, from its front on): the writer waits.
   const uint64_t position = job.seq - jobs.front()->seq;
   if (position > 0 && !jobs[position - 1]->encoded) ++stats.framesEncodedEarly;
@@ -776,11 +789,12 @@ std::string Capture::State::summary() const {
   if (stats.encodeThreads > 0) std::snprintf(threads, sizeof threads, "%u threads", stats.encodeThreads);
   std::string priority = std::string(threadPriorityName(options.threadPriority)) + " priority";
   if (!priorityError.empty()) priority = "normal priority (" + priority + " refused: " + priorityError + ")";
-  char waitFrames[64] = "";
+  char waitFrames[96] = "";
   if (stats.renderWaits > 0) {
-    std::snprintf(waitFrames, sizeof waitFrames, ", frames %llu-%llu",
+    std::snprintf(waitFrames, sizeof waitFrames, ", frames %llu-%llu, %llu for gathering",
                   static_cast<unsigned long long>(stats.firstWaitFrame),
-                  static_cast<unsigned long long>(stats.lastWaitFrame));
+                  static_cast<unsigned long long>(stats.lastWaitFrame),
+                  static_cast<unsigned long long>(stats.renderWaitsForGathering));
   }
   if (!stats.error.empty()) {
     std::snprintf(line, sizeof line, "reel capture: %s: failed after %llu frames: %s", options.path.c_str(),

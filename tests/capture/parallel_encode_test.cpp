@@ -194,9 +194,10 @@ TEST(ParallelEncode, EveryChunkDecodesOnItsOwn) {
   }
 }
 
-// The writer stalls (a FIFO nobody reads for a while): the encoders take at most maxEncodeFrames frames,
-// the render thread then waits (WhenBehind::Wait), and every frame still reaches the trace whole.
-TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
+// The writer stalls (a FIFO nobody reads for a while): the encoders take at most `bound` frames (from
+// maxEncodeFrames, 0: the default), the render thread then waits (WhenBehind::Wait), and every frame
+// still reaches the trace whole.
+void stallTheWriter(uint32_t maxEncodeFrames, uint64_t bound) {
   TempDir dir;
   const std::string fifo = dir.path("stalled.reel");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -207,7 +208,7 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
   Scene scene(renderer, {.draws = 200, .auxBytes = 1024, .randomAux = true});  // ~200 KiB a frame
   CaptureOptions o = options(fifo);
   o.encodeThreads = 4;
-  o.maxEncodeFrames = 3;
+  o.maxEncodeFrames = maxEncodeFrames;
   o.compression.maxFramesPerChunk = 1;
   o.compression.maxPendingBytes = 1;
   auto capture = Capture::start(renderer, o);
@@ -216,9 +217,14 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
   const ObserverRegistration watching = renderer.addObserver(witness);
   std::vector<std::byte> received;
   std::thread drain([&] {
-    // Until the render thread had to wait: every bound is full then (slow builds, sanitizers included).
+    // Until the encoders hold the bound and the render thread had to wait (it may wait earlier, for
+    // the encoders to gather the frames it leased, on a loaded machine or under sanitizers).
     const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (capture.value()->stats().renderWaits == 0 && std::chrono::steady_clock::now() < giveUp)
+    auto full = [&] {
+      const capture::CaptureStats now = capture.value()->stats();
+      return now.peakFramesInFlight >= bound && now.renderWaits > 0;
+    };
+    while (!full() && std::chrono::steady_clock::now() < giveUp)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     ::fcntl(readEnd, F_SETFL, 0);
     std::byte buffer[1 << 16];
@@ -228,16 +234,18 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
       received.insert(received.end(), buffer, buffer + n);
     }
   });
-  constexpr uint64_t kFrames = 16;
+  const uint64_t kFrames = bound + 13;
   for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
   ASSERT_TRUE(capture.value()->finish());
   renderer.flushAndWait();
   drain.join();
   ::close(readEnd);
   const capture::CaptureStats stats = capture.value()->stats();
-  EXPECT_LE(stats.peakFramesInFlight, 3u);
-  EXPECT_EQ(stats.peakFramesInFlight, 3u) << "the stall should have filled the bound";
+  EXPECT_LE(stats.peakFramesInFlight, bound);
+  EXPECT_EQ(stats.peakFramesInFlight, bound) << "the stall should have filled the bound";
   EXPECT_GE(stats.renderWaits, 1u);
+  EXPECT_LT(stats.renderWaitsForGathering, stats.renderWaits)
+      << "a wait for the stalled writer, not the encoders";
   // The waits' frames: none before the renderer's leased frames are all taken (frames not gathered yet
   // hold them; on a loaded machine the encoders may not have gathered the first two when the third comes),
   // none after the last frame recorded.
@@ -256,6 +264,16 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
     EXPECT_FALSE(frame->dropped);
     expectFrameEquals(witness.frames().at(frame->number), frame.value());
   }
+}
+
+TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
+  stallTheWriter(3, 3);
+}
+
+// By default the capture rides out a stall of 16 frames (the writer's start, a slow disk) before the
+// render thread waits, with any number of encode threads.
+TEST(ParallelEncode, ByDefaultSixteenFramesRideOutAStalledWriter) {
+  stallTheWriter(0, 16);
 }
 
 // maxEncodeBytes below one frame's columns: one frame at a time, still every frame.

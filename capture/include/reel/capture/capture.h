@@ -113,10 +113,11 @@ struct CaptureOptions {
   // 0 encodes on the writer thread, one frame at a time.
   uint32_t encodeThreads = kAutoEncodeThreads;
   // Frames between the renderer and the file (taken from the renderer, not yet appended), and their
-  // gathered columns' bytes (one frame always goes): past either, no further frame is taken, and
-  // whenBehind decides for the frames the render thread hands over. 0: one per encode thread (at least
-  // one), so that each thread has a frame and a stalled file holds the app back as soon as it did
-  // with one writer thread.
+  // gathered columns' and encoded messages' bytes (one frame always goes): past either, no further
+  // frame is taken, and whenBehind decides for the frames the render thread hands over. 0: 16 frames
+  // with encode threads, enough to ride out the writer's slow start (the capture start's resources go
+  // into the file first) and a file's short stalls without holding the app back (with 4, a cubes
+  // capture made the render thread wait in its first 60 frames); one without.
   uint32_t maxEncodeFrames = 0;
   uint64_t maxEncodeBytes = 256ull << 20;
   // The scheduling priority of the capture's threads (encode, writer and compression threads: it
@@ -138,6 +139,9 @@ struct CaptureStats {
   uint64_t framesCaptured = 0;  // queued by the render thread
   uint64_t framesWritten = 0;
   uint64_t renderWaits = 0;  // onFrame calls that waited for the writer
+  // Of those, the ones that found every frame the renderer lets observers keep leased still waiting to
+  // be gathered (kMaxObserverRetainedFrames); the others found maxEncodeFrames or maxEncodeBytes taken.
+  uint64_t renderWaitsForGathering = 0;
   uint64_t renderWaitNs = 0;
   // The first and last frame whose onFrame waited (firstWaitFrame UINT64_MAX: none): whether the waits
   // are the capture's start or its steady state.
