@@ -217,12 +217,12 @@ void stallTheWriter(uint32_t maxEncodeFrames, uint64_t bound) {
   const ObserverRegistration watching = renderer.addObserver(witness);
   std::vector<std::byte> received;
   std::thread drain([&] {
-    // Until the encoders hold the bound and the render thread had to wait (it may wait earlier, for
-    // the encoders to gather the frames it leased, on a loaded machine or under sanitizers).
+    // Until the encoders hold the bound and the render thread had to wait for it (it may wait earlier,
+    // for the encoders to gather the frames it leased, on a loaded machine or under sanitizers).
     const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     auto full = [&] {
       const capture::CaptureStats now = capture.value()->stats();
-      return now.peakFramesInFlight >= bound && now.renderWaits > 0;
+      return now.peakFramesInFlight >= bound && now.renderWaits > now.renderWaitsForGathering;
     };
     while (!full() && std::chrono::steady_clock::now() < giveUp)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -237,7 +237,9 @@ TEST(TraceWriter, DroppedFramesKeepTheirRequestsAndAreMarked) {
   Witness witness;
   const ObserverRegistration watching = renderer.addObserver(witness);
 
-  constexpr uint64_t kFrames = 16;
+  // More than the frames the capture holds on their way to the file (maxEncodeFrames' default, 16) and
+  // the renderer lets it keep leased.
+  constexpr uint64_t kFrames = 40;
   for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
   renderer.flushAndWait();
   const capture::CaptureStats during = capture.value()->stats();

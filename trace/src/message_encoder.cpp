@@ -304,6 +304,19 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   messageString_.clear();
   tagIndex_.clear();
   const BucketStream& stream = *source.stream;
+  // Room for the whole frame up front: a capture's first frames would otherwise grow every column
+  // a doubling at a time, copying it each time, while the render thread waits for their streams.
+  // Capacity that stays untouched costs no memory, and later frames find it there.
+  size_t keyCount = 0;
+  for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block)
+    keyCount += stream.keyBlockFill(block);
+  const size_t packetBound = stream.packets.used() / sizeof(PacketHeader);  // links and bodies, at most
+  c.keys.reserve(keyCount);
+  c.passes.reserve(keyCount);
+  c.chainLengths.reserve(keyCount);
+  for (auto* column : {&c.linkBody, &c.linkTag, &c.bodyAuxSize, &payloadOffset_, &auxOffset_})
+    column->reserve(packetBound);
+  c.bodyType.reserve(packetBound);
   bool anyTag = false;
   bool anyPass = false;
   // Keys in the order the render thread merges them: block by block, each block front to back.

@@ -121,8 +121,11 @@ struct CaptureOptions {
   uint32_t maxEncodeFrames = 0;
   uint64_t maxEncodeBytes = 256ull << 20;
   // The scheduling priority of the capture's threads (encode, writer and compression threads: it
-  // replaces compression.threadPriority). Background lets the app's own threads have a busy core first.
-  ThreadPriority threadPriority = ThreadPriority::Background;
+  // replaces compression.threadPriority). Background lets the app's own threads have a busy core first,
+  // for an app that keeps every core busy. Normal by default: on the H100 host, whose app left cores
+  // idle, background lowered no capture's cost and raised cubes' by 3% in two calls out of two
+  // (docs/measurements/h100-2026-11-27k-priority, h100-2026-11-27l-capture-cost).
+  ThreadPriority threadPriority = ThreadPriority::Normal;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
   // Called once, on the capture's writer thread, when a write fails and the capture stops: the message
