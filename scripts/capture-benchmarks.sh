@@ -39,6 +39,8 @@ out=$3
 quick=${4:-}
 mkdir -p "$out"
 export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
+# BIN from scripts/device-build.sh carries the libraries the GPU machine lacks.
+[ -d "$bin/lib" ] && export LD_LIBRARY_PATH="$bin/lib:$LD_LIBRARY_PATH"
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 
 if [ "$quick" = "--quick" ]; then

@@ -31,7 +31,7 @@ using detail::SnapshotResource;
 
 namespace {
 
-constexpr uint32_t kDefaultEncodeFrames = 16;  // CaptureOptions::maxEncodeFrames
+constexpr uint32_t kDefaultEncodeFrames = 64;  // CaptureOptions::maxEncodeFrames
 
 uint64_t nanosecondsSince(std::chrono::steady_clock::time_point start) {
   return static_cast<uint64_t>(

@@ -270,10 +270,10 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
   stallTheWriter(3, 3);
 }
 
-// By default the capture rides out a stall of 16 frames (the writer's start, a slow disk) before the
+// By default the capture rides out a stall of 64 frames (the writer's start, a slow disk) before the
 // render thread waits, with any number of encode threads.
-TEST(ParallelEncode, ByDefaultSixteenFramesRideOutAStalledWriter) {
-  stallTheWriter(0, 16);
+TEST(ParallelEncode, ByDefaultSixtyFourFramesRideOutAStalledWriter) {
+  stallTheWriter(0, 64);
 }
 
 // maxEncodeBytes below one frame's columns: one frame at a time, still every frame.
