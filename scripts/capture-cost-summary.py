@@ -22,7 +22,8 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_
         continue
     waits = re.search(r"render thread waited (\d+) times \(([\d.]+) ms", text)
     cpu = re.search(r"\(([\d.]+) ms CPU a frame\)", text)
-    if not variant.startswith("off") and not waits:
+    gfxr = "gfxr file" in text
+    if not variant.startswith("off") and not waits and not gfxr:
         print(f"{path}: no capture summary", file=sys.stderr)
         continue
     runs[(scene, variant)].append((float(mean.group(1)), float(frame.group(1)),
@@ -50,7 +51,7 @@ for scene, variant in order:
         base = statistics.median(x[index] for x in off)
         return f"{value / base:.3f}x ({(value / base - 1) * 100:+.1f}%)"
 
-    waits_text = "" if variant.startswith("off") else f"{waits:g} ({wait_ms:.1f} ms)"
-    cpu_text = "" if variant.startswith("off") else f"{cpu:.2f}"
+    waits_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{waits:g} ({wait_ms:.1f} ms)"
+    cpu_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{cpu:.2f}"
     print(f"| {scene} | {variant} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
           f"{waits_text} | {cpu_text} |")

@@ -3,8 +3,9 @@
 # threads' priority and count, on the GPU machine (../shared/device/README.md) or any:
 #   bash scripts/device-capture-cost.sh BIN OUT
 #   python3 scripts/capture-cost-summary.py OUT > OUT/summary.md
-# On the GPU machine, with BIN from scripts/device-build.sh:
+# On the GPU machine, with BIN from scripts/device-build.sh (and GFXReconstruct from .gl/gfxr):
 #   source .gl/on-device.sh; bash scripts/device-capture-cost.sh build-device/bin /tmp/cc; tar czf $OUT/cc.tgz -C /tmp cc
+#   mkdir -p /tmp/gfxr && for f in .gl/gfxr/*.deb; do dpkg -x "$f" /tmp/gfxr; done  # then a variant gfxr=GFXR=/tmp/gfxr
 # Each run is reel-sample headless at its default size, its frames 2.. captured (its first two warm the
 # device up, as in scripts/capture-benchmarks.sh); variants run interleaved, REPS times each, so that
 # the host's drift spreads over all of them. Writes OUT/run_<scene>_<variant>_<rep>.txt: reel-sample's
@@ -12,7 +13,9 @@
 # VARIANTS (default below) lists name=ENV,ENV...; "off" and names starting "off" capture nothing. Two
 # settings are the script's own: SPIN=N runs N busy loops beside the app (what other CPU work on the host
 # costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it),
-# BIN=DIR runs DIR/reel-sample instead of BIN's (another version, built from an earlier commit).
+# BIN=DIR runs DIR/reel-sample instead of BIN's (another version, built from an earlier commit), and
+# GFXR=DIR captures with GFXReconstruct's layer instead of reel (DIR: Debian's gfxreconstruct package
+# unpacked, as scripts/capture-benchmarks.sh takes it; the file's size is added to the run's file).
 set -uo pipefail
 source "$(dirname "$0")/device-env.sh"
 reps=${REPS:-5}
@@ -30,9 +33,14 @@ for scene in $scenes; do
       name=${v%%=*}
       envs=() extra=() load=() sample="$bin/reel-sample"
       [ "$v" != "$name" ] && IFS=, read -ra extra <<< "${v#*=}"
-      [[ "$name" != off* ]] && envs=(REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)))
+      [[ "$name" != off* && "$v" != *GFXR=* ]] && envs=(REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)))
       for e in "${extra[@]}"; do
         case "$e" in
+          GFXR=*)
+            gfxr=$(cd "${e#GFXR=}" && pwd)
+            envs+=(LD_LIBRARY_PATH="$gfxr/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH"
+                   VK_LAYER_PATH="$gfxr/usr/share/vulkan/explicit_layer.d" VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct
+                   GFXRECON_CAPTURE_FILE="$out/cap.gfxr" GFXRECON_CAPTURE_FILE_TIMESTAMP=false) ;;
           SPIN=*) for _ in $(seq 1 "${e#SPIN=}"); do sh -c 'while :; do :; done' & load+=($!); done ;;
           BIN=*) sample="$(cd "${e#BIN=}" && pwd)/reel-sample" ;;
           COPY=*) for _ in $(seq 1 "${e#COPY=}"); do dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & load+=($!); done ;;
@@ -42,7 +50,8 @@ for scene in $scenes; do
       env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) 2>&1 |
         grep -E "ms/frame|reel capture:" > "$out/run_${scene}_${name}_$rep.txt"
       [ ${#load[@]} -gt 0 ] && kill "${load[@]}" 2>/dev/null && wait "${load[@]}" 2>/dev/null
-      rm -f "$out/cap.reel"
+      [ -f "$out/cap.gfxr" ] && echo "gfxr file $(stat -c %s "$out/cap.gfxr") bytes" >> "$out/run_${scene}_${name}_$rep.txt"
+      rm -f "$out/cap.reel" "$out/cap.gfxr"
     done
   done
 done
