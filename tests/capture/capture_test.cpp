@@ -429,7 +429,8 @@ TEST(Capture, AWriterFallingBehindMakesTheRenderThreadWaitAndDropsNothing) {
       received.insert(received.end(), buffer, buffer + n);
     }
   });
-  constexpr uint64_t kFrames = 12;
+  // More frames than the capture holds on their way to the file (64 by default) and leased.
+  constexpr uint64_t kFrames = 80;
   for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
   ASSERT_TRUE(capture->finish());
   drain.join();

@@ -30,56 +30,54 @@ int idleThreads() {
   return count;
 }
 
-TEST(CapturePriority, TheCaptureThreadsAndOnlyThoseRunAtTheGivenPriority) {
+// A capture of 2 encode and 3 compression threads (and its writer) at `priority`, four frames in: the
+// number of SCHED_IDLE threads the process has then (waited for up to `expectIdle`, since each thread
+// sets its own priority as it starts), after it, and its summary line.
+struct Observed {
+  int before = 0, during = 0, after = 0;
+  std::string summary;
+};
+Observed captureAt(ThreadPriority priority, int expectIdle) {
   TempDir dir;
   NullDevice device;
   Renderer renderer(device);
   Scene scene(renderer);
-  const int before = idleThreads();
+  Observed seen;
+  seen.before = idleThreads();
   capture::CaptureOptions o;
-  o.path = dir.path("idle.reel");
+  o.path = dir.path("priority.reel");
   o.handleSignals = false;
   o.encodeThreads = 2;
   o.compression.threads = 3;
-  o.threadPriority = ThreadPriority::Idle;
-  std::string summary;
-  o.log = [&](std::string_view line) { summary = line; };
+  o.threadPriority = priority;
+  o.log = [&](std::string_view line) { seen.summary = line; };
   auto capture = capture::Capture::start(renderer, o);
-  ASSERT_TRUE(capture) << capture.error().message;
+  EXPECT_TRUE(capture) << capture.error().message;
+  if (!capture) return seen;
   for (int f = 0; f < 4; ++f) scene.frame();
   renderer.flushAndWait();
-  // Each thread sets its own priority as it starts: wait for all six (writer, 2 encoders, 3 compressors).
-  const int expected = before + 1 + 2 + 3;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (idleThreads() < expected && std::chrono::steady_clock::now() < deadline)
+  while (idleThreads() < seen.before + expectIdle && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_EQ(idleThreads(), expected);
-  EXPECT_NE(sched_getscheduler(0), SCHED_IDLE);
-  ASSERT_TRUE((*capture)->finish());
-  EXPECT_NE(summary.find("at idle priority"), std::string::npos) << summary;
+  seen.during = idleThreads();
+  EXPECT_NE(sched_getscheduler(0), SCHED_IDLE) << "the thread that started the capture keeps its policy";
+  EXPECT_TRUE((*capture)->finish());
   capture->reset();
-  EXPECT_EQ(idleThreads(), before) << "the capture's threads are gone, nobody else changed";
+  seen.after = idleThreads();
+  return seen;
+}
+
+TEST(CapturePriority, TheCaptureThreadsAndOnlyThoseRunAtTheGivenPriority) {
+  const Observed seen = captureAt(ThreadPriority::Idle, 1 + 2 + 3);
+  EXPECT_EQ(seen.during, seen.before + 1 + 2 + 3) << "the writer, 2 encoders and 3 compressors";
+  EXPECT_EQ(seen.after, seen.before) << "the capture's threads are gone, nobody else changed";
+  EXPECT_NE(seen.summary.find("at idle priority"), std::string::npos) << seen.summary;
 }
 
 TEST(CapturePriority, NormalLeavesEveryThreadAsItWas) {
-  TempDir dir;
-  NullDevice device;
-  Renderer renderer(device);
-  Scene scene(renderer);
-  const int before = idleThreads();
-  capture::CaptureOptions o;
-  o.path = dir.path("normal.reel");
-  o.handleSignals = false;
-  o.threadPriority = ThreadPriority::Normal;
-  std::string summary;
-  o.log = [&](std::string_view line) { summary = line; };
-  auto capture = capture::Capture::start(renderer, o);
-  ASSERT_TRUE(capture) << capture.error().message;
-  for (int f = 0; f < 4; ++f) scene.frame();
-  renderer.flushAndWait();
-  EXPECT_EQ(idleThreads(), before);
-  ASSERT_TRUE((*capture)->finish());
-  EXPECT_NE(summary.find("at normal priority"), std::string::npos) << summary;
+  const Observed seen = captureAt(ThreadPriority::Normal, 0);
+  EXPECT_EQ(seen.during, seen.before);
+  EXPECT_NE(seen.summary.find("at normal priority"), std::string::npos) << seen.summary;
 }
 
 }  // namespace
