@@ -195,39 +195,45 @@ TEST(RendererObservers, ALeasedFramesStreamsAreNotRecordedIntoUntilTheLeaseEnds)
 }
 
 TEST(RendererObservers, ObserversTogetherHoldAtMostTheBoundAndTheRenderThreadWaitsForThem) {
-  static_assert(kMaxObserverRetainedFrames == 2, "the frames below are chosen for a bound of 2");
+  constexpr uint64_t kBound = kMaxObserverRetainedFrames;
+  constexpr uint64_t kFrames = kBound + 6;
   NullDevice device;
   Renderer renderer(device, {.framesInFlight = 2});
   auto& bucket = renderer.createBucket<uint32_t>("b");
-  // Two observers, each within the bound on its own, three frames together: 0 and 1, then 2.
-  Leaser first({0, 1}), second({2});
+  // Two observers, each within the bound on its own, one frame over it together: the first keeps frames
+  // 0 .. kBound-1, the second frame kBound.
+  std::set<uint64_t> firstKeeps;
+  for (uint64_t f = 0; f < kBound; ++f) firstKeeps.insert(f);
+  Leaser first(firstKeeps), second({kBound});
   const ObserverRegistration firstRegistration = renderer.addObserver(first);
   const ObserverRegistration secondRegistration = renderer.addObserver(second);
   std::atomic<uint64_t> processedWhileHeld{UINT64_MAX};
   std::thread releaser([&] {
-    // The render thread waits at the end of frame 2 until the first observer gives a frame back.
+    // The render thread waits at the end of frame kBound until the first observer gives frames back.
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     while (renderer.stats().leaseWaits == 0 && std::chrono::steady_clock::now() < deadline)
       std::this_thread::sleep_for(1ms);
     processedWhileHeld = renderer.stats().framesProcessed;
     std::this_thread::sleep_for(20ms);
-    EXPECT_EQ(renderer.stats().framesProcessed, processedWhileHeld.load()) << "frame 2 ended over the bound";
+    EXPECT_EQ(renderer.stats().framesProcessed, processedWhileHeld.load())
+        << "frame kBound ended over the bound";
     std::lock_guard lock(first.mutex);
     first.kept.clear();
   });
-  for (uint32_t f = 0; f < 8; ++f) {
+  for (uint32_t f = 0; f < kFrames; ++f) {
     recordDraws(bucket, 2, f);
-    renderer.kick();  // blocks while frame 2 waits: the ring is full
+    renderer.kick();  // blocks while frame kBound waits: the ring is full
   }
   renderer.flushAndWait();
   releaser.join();
-  EXPECT_EQ(processedWhileHeld.load(), 2u) << "frames 0 and 1 done, frame 2 held at its end";
+  EXPECT_EQ(processedWhileHeld.load(), kBound) << "frames before kBound done, frame kBound held at its end";
   EXPECT_EQ(renderer.stats().leaseWaits, 1u);
-  EXPECT_EQ(renderer.stats().framesProcessed, 8u);
-  EXPECT_EQ(first.bucketStreams.size(), 8u);
-  // The second observer still holds frame 2's lease: its streams stayed out of frames 3..7.
+  EXPECT_EQ(renderer.stats().framesProcessed, kFrames);
+  EXPECT_EQ(first.bucketStreams.size(), kFrames);
+  // The second observer still holds frame kBound's lease: its streams stayed out of the frames after it.
   ASSERT_EQ(second.kept.size(), 1u);
-  for (uint64_t f = 3; f < 8; ++f) EXPECT_NE(second.bucketStreams[f], second.bucketStreams[2]) << f;
+  for (uint64_t f = kBound + 1; f < kFrames; ++f)
+    EXPECT_NE(second.bucketStreams[f], second.bucketStreams[kBound]) << f;
   second.kept.clear();
 }
 

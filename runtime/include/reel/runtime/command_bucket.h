@@ -56,8 +56,11 @@ class Device;
 inline constexpr uint32_t kMaxFramesInFlight = 4;
 // Frames whose streams a FrameObserver may keep after onFrame returns (frame.h). Every bucket and the
 // resource context hold that many spare streams (created only when needed), so kick() always finds a
-// free one while an observer reads retained frames on another thread.
-inline constexpr uint32_t kMaxObserverRetainedFrames = 2;
+// free one while an observer reads retained frames on another thread. Three: a capture copies a
+// frame's streams out on its own threads, and on the H100 host a `stress` frame's copy (about 15 ms)
+// outlasts the frame (about 12), so with two the render thread still waited for the copies now and then
+// (docs/measurements/h100-2026-11-27o-capture-cost, "for gathering").
+inline constexpr uint32_t kMaxObserverRetainedFrames = 3;
 
 // Precedes every packet's payload in a bucket arena. Offsets are arena-relative; 0 means none (the
 // arena's first 8 bytes are never handed out).
