@@ -331,27 +331,26 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   out.keys_.resize(keyBytes.size() / sizeof(uint64_t));
   schema::unshuffleBytes(reinterpret_cast<const uint8_t*>(keyBytes.data()), out.keys_.size(),
                          sizeof(uint64_t), reinterpret_cast<uint8_t*>(out.keys_.data()));
-  std::span<const uint32_t> chainLengths, sharedBodies;
-  if (sameStructure) {
-    // Views into the message that carried the structure; the record keeps it (its own chunk, mostly).
-    out.passes_ = previous->passes;
-    chainLengths = previous->chainLengths;
-    out.linkBody_ = previous->linkBody;
-    out.linkTag_ = previous->linkTag;
-    out.bodyType_ = previous->bodyType;
-    out.bodyAuxSize_ = previous->bodyAuxSize;
-    sharedBodies = previous->sharedBodies;
-    out.structureOwner_ = previous->structureOwner == keepAlive ? nullptr : previous->structureOwner;
-  } else {
-    out.passes_ = span4(b.passes());
-    chainLengths = span4(b.chain_lengths());
-    out.linkBody_ = span4(b.link_body());
-    out.linkTag_ = span4(b.link_tag());
-    out.bodyType_ = span4(b.body_type());
-    out.bodyAuxSize_ = span4(b.body_aux_size());
-    sharedBodies = span4(b.shared_bodies());
-    out.structureOwner_.reset();
-  }
+  // The structure's views: into the frame before it (the record keeps that message when it is not its
+  // own), or into this message; tags follow below, once checked against the strings.
+  Structure structure = sameStructure ? previous->structure
+                                      : Structure{.passes = span4(b.passes()),
+                                                  .bodyType = span4(b.body_type()),
+                                                  .chainLengths = span4(b.chain_lengths()),
+                                                  .linkBody = span4(b.link_body()),
+                                                  .linkTag = span4(b.link_tag()),
+                                                  .bodyAuxSize = span4(b.body_aux_size()),
+                                                  .sharedBodies = span4(b.shared_bodies()),
+                                                  .tags = {},
+                                                  .owner = keepAlive};
+  out.passes_ = structure.passes;
+  out.linkBody_ = structure.linkBody;
+  out.linkTag_ = structure.linkTag;
+  out.bodyType_ = structure.bodyType;
+  out.bodyAuxSize_ = structure.bodyAuxSize;
+  const std::span<const uint32_t> chainLengths = structure.chainLengths,
+                                  sharedBodies = structure.sharedBodies;
+  out.structureOwner_ = structure.owner == keepAlive ? nullptr : structure.owner;
   const auto payloadColumn =
       bytesOf(payloadPredictor != Predictor::Plain ? b.payload_residual() : b.payload());
   const auto auxColumn = bytesOf(auxPredictor != Predictor::Plain ? b.aux_residual() : b.aux());
@@ -467,7 +466,7 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   const uint32_t stringCount = strings ? strings->size() : 0;
   out.tags_.clear();
   if (sameStructure) {
-    out.tags_ = previous->tags;
+    out.tags_ = structure.tags;
   } else if (const auto* tags = b.tags()) {
     out.tags_.reserve(tags->size());
     for (uint32_t i = 0; i < tags->size(); ++i) {
@@ -513,16 +512,8 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
     h.slots[0].payload.assign(payloadData, payloadData + payload);
     h.slots[0].aux.assign(auxData, auxData + aux);
     h.slots[0].place = place;
-    HistorySlot& slot = h.slots[0];
-    slot.passes = out.passes_;
-    slot.chainLengths = chainLengths;
-    slot.linkBody = out.linkBody_;
-    slot.linkTag = out.linkTag_;
-    slot.bodyType = out.bodyType_;
-    slot.bodyAuxSize = out.bodyAuxSize_;
-    slot.sharedBodies = sharedBodies;
-    slot.tags = out.tags_;
-    slot.structureOwner = out.structureOwner_ ? out.structureOwner_ : keepAlive;
+    if (!sameStructure) structure.tags = out.tags_;
+    h.slots[0].structure = std::move(structure);
   }
   return {};
 }

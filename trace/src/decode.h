@@ -59,15 +59,19 @@ struct Decoder {
   std::vector<uint64_t> typeCursor;
   schema::ColumnGroups auxGroups;
 
-  // Per bucket index: its columns, restored, in the last two frames decoded that had it, and its
-  // structure: views into the message that carried it, which `structureOwner` keeps.
-  struct HistorySlot {
-    std::vector<uint8_t> keys, payload, aux;
-    FramePlace place;
+  // A bucket's structure (what format 1.6's same_structure repeats): views into the message that
+  // carried it, which `owner` keeps.
+  struct Structure {
     std::span<const uint16_t> passes, bodyType;
     std::span<const uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
     std::vector<TagView> tags;
-    std::shared_ptr<const void> structureOwner;
+    std::shared_ptr<const void> owner;
+  };
+  // Per bucket index: its columns, restored, and its structure, in the last two frames decoded that had it.
+  struct HistorySlot {
+    std::vector<uint8_t> keys, payload, aux;
+    FramePlace place;
+    Structure structure;
   };
   struct BucketHistory {
     HistorySlot slots[2];  // [0] the latest
