@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace reel::capture {
 namespace {
@@ -56,19 +57,15 @@ Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, Capt
     options.keyFrames.everyMillis = unit == "ms" ? n : 0;
     options.keyFrames.everyFrames = unit == "f" ? n : 0;
   }
-  if (const char* threads = std::getenv("REEL_CAPTURE_ENCODE_THREADS"); threads && *threads) {
+  for (const auto& [variable, threads] :
+       {std::pair{"REEL_CAPTURE_ENCODE_THREADS", &options.encodeThreads},
+        std::pair{"REEL_CAPTURE_COMPRESS_THREADS", &options.compression.threads}}) {
+    const char* text = std::getenv(variable);
+    if (!text || !*text) continue;
     uint64_t n = 0;
-    if (!parseNumber(threads, n) || n > 64) {
-      return fail("REEL_CAPTURE_ENCODE_THREADS='", threads, "': expected a number of threads, 0 to 64");
-    }
-    options.encodeThreads = static_cast<uint32_t>(n);
-  }
-  if (const char* threads = std::getenv("REEL_CAPTURE_COMPRESS_THREADS"); threads && *threads) {
-    uint64_t n = 0;
-    if (!parseNumber(threads, n) || n > 64) {
-      return fail("REEL_CAPTURE_COMPRESS_THREADS='", threads, "': expected a number of threads, 0 to 64");
-    }
-    options.compression.threads = static_cast<uint32_t>(n);
+    if (!parseNumber(text, n) || n > 64)
+      return fail(variable, "='", text, "': expected a number of threads, 0 to 64");
+    *threads = static_cast<uint32_t>(n);
   }
   if (const char* priority = std::getenv("REEL_CAPTURE_PRIORITY"); priority && *priority) {
     const auto parsed = parseThreadPriority(priority);
