@@ -1,7 +1,8 @@
 # Sourced by scripts that take BIN and OUT as their first two arguments and run on the GPU machine (or
 # any): BIN and OUT resolved, the carried loader (.gl/lib), BIN/lib (libraries the machine may lack) and
 # BIN/layer (the Khronos validation layer) on their paths, log() for OUT/summary.txt, report() for what
-# device_report.py makes of the tools' JSON, and both_ways() for a sample scene on several queues and one.
+# device_report.py makes of the tools' JSON, both_ways() for a sample scene on several queues and one,
+# and compare_exact() for two images that must be identical.
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$1" && pwd)
 out=$2
@@ -24,9 +25,13 @@ both_ways() {
     report counters "$out/stats_${name}_$mode.json"
   done
   for f in 1 2 3; do
-    "$bin/reel" compare "$out/images/several/$name/frame_$f.png" "$out/images/one/$name/frame_$f.png" \
-      --threshold 0 > /dev/null 2>&1
-    echo "  $name frame $f several vs one queue: compare exit $?" | tee -a "$out/summary.txt"
+    compare_exact "$out/images/several/$name/frame_$f.png" "$out/images/one/$name/frame_$f.png" \
+      "$name frame $f several vs one queue"
   done
+}
+# `reel compare` of two images, exact: its exit code goes into the summary after LABEL.
+compare_exact() {
+  "$bin/reel" compare "$1" "$2" --threshold 0 > /dev/null 2>&1
+  echo "  $3: compare exit $?" | tee -a "$out/summary.txt"
 }
 

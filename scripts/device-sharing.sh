@@ -26,9 +26,8 @@ for scene in deferred cubes; do
     echo "$scene first 3 frames ($mode, validation on) exit: $?" | tee -a "$out/summary.txt"
   done
   for f in 10 11 12; do
-    "$bin/reel" compare "$out/images/$scene/exclusive/frame_$f.png" "$out/images/$scene/concurrent/frame_$f.png" \
-      --threshold 0 > /dev/null 2>&1
-    echo "  $scene frame $f exclusive vs concurrent: compare exit $?" | tee -a "$out/summary.txt"
+    compare_exact "$out/images/$scene/exclusive/frame_$f.png" "$out/images/$scene/concurrent/frame_$f.png" \
+      "$scene frame $f exclusive vs concurrent"
   done
   for round in 1 2 3; do
     for mode in exclusive concurrent; do

@@ -51,8 +51,7 @@ REEL_VALIDATE=1 REEL_RENDER_JOB_KEYS=8 "$bin/reel" replay traces/deferred_transi
 echo "replay wide exit: $?" | tee -a "$out/summary.txt"
 memory "$out/transient_wide.json"
 for f in "$out"/transient_one/frame_*.png; do
-  "$bin/reel" compare "$f" "$out/transient_wide/$(basename "$f")" --threshold 0 > /dev/null 2>&1
-  echo "  $(basename "$f") one worker vs wide: compare exit $?" | tee -a "$out/summary.txt"
+  compare_exact "$f" "$out/transient_wide/$(basename "$f")" "$(basename "$f") one worker vs wide"
 done
 
 log "deferred at 1920x1080 (frames 10-29 captured): replay on 1 render worker and on 16, validation off"
