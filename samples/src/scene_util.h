@@ -44,6 +44,17 @@ inline void recordUniforms(CommandBucket<DrawKey>& bucket, uint32_t viewport, Bu
   REEL_TAG(bucket, &update, "camera uniforms");
 }
 
+// Binds `texture` with `sampler` at `slot` after `previous` in its chain.
+template <typename Prev>
+cmd::BindTexture& appendTexture(CommandBucket<DrawKey>& bucket, Prev& previous, uint32_t slot,
+                                TextureHandle texture, SamplerHandle sampler) {
+  auto& bind = bucket.append<cmd::BindTexture>(&previous);
+  bind.slot = slot;
+  bind.texture = texture;
+  bind.sampler = sampler;
+  return bind;
+}
+
 // Pushes `data` as push constants after `previous` in its chain.
 template <typename T, typename Prev>
 cmd::PushConstants& appendPush(CommandBucket<DrawKey>& bucket, Prev& previous, const T& data) {

@@ -79,9 +79,7 @@ class Compute final : public Scene {
     const PassId viewPass = recorder.viewPass(vp);
     auto& bg = main.add<cmd::BindPipeline>(viewPass, DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, 0));
     bg.pipeline = background_;
-    auto& bgTexture = main.append<cmd::BindTexture>(&bg);
-    bgTexture.texture = assets_->texture(TextureId::Noise);
-    bgTexture.sampler = assets_->linearRepeat;
+    auto& bgTexture = appendTexture(main, bg, 0, assets_->texture(TextureId::Noise), assets_->linearRepeat);
     const SpritePush full{{0, 0, 2, 2}, {0.25f, 0.25f, 0.3f, 1}, {0.5f, 0, 0, 0}};
     auto& bgPush = appendPush(main, bgTexture, full);
     main.append<cmd::Draw>(&bgPush).vertexCount = 6;

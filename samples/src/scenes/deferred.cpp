@@ -400,14 +400,8 @@ class Deferred final : public Scene {
     auto& pipeline = main.add<cmd::BindPipeline>(occlusionPass_, command(2, 0));
     pipeline.pipeline = occlusionPipeline_;
     REEL_TAG(main, &pipeline, "deferred: ambient occlusion (compute)");
-    auto& normal = main.append<cmd::BindTexture>(&pipeline);
-    normal.slot = 0;
-    normal.texture = normal_;
-    normal.sampler = assets_->nearestClamp;
-    auto& position = main.append<cmd::BindTexture>(&normal);
-    position.slot = 1;
-    position.texture = position_;
-    position.sampler = assets_->nearestClamp;
+    auto& normal = appendTexture(main, pipeline, 0, normal_, assets_->nearestClamp);
+    auto& position = appendTexture(main, normal, 1, position_, assets_->nearestClamp);
     auto& output = main.append<cmd::BindStorageBuffer>(&position);
     output.slot = 1;
     output.buffer = occlusion_;
@@ -435,16 +429,10 @@ class Deferred final : public Scene {
     auto& pipeline = main.add<cmd::BindPipeline>(lightingPass_, command(2, 0));
     pipeline.pipeline = lightPipeline_;
     REEL_TAG(main, &pipeline, "deferred: lighting (compute)");
-    cmd::BindTexture* previous = nullptr;
     const TextureHandle inputs[] = {albedo_, normal_, position_, shadow_};
-    for (uint32_t slot = 0; slot < 4; ++slot) {
-      auto& bind =
-          previous ? main.append<cmd::BindTexture>(previous) : main.append<cmd::BindTexture>(&pipeline);
-      bind.slot = slot;
-      bind.texture = inputs[slot];
-      bind.sampler = assets_->nearestClamp;
-      previous = &bind;
-    }
+    cmd::BindTexture* previous = &appendTexture(main, pipeline, 0, inputs[0], assets_->nearestClamp);
+    for (uint32_t slot = 1; slot < 4; ++slot)
+      previous = &appendTexture(main, *previous, slot, inputs[slot], assets_->nearestClamp);
     auto& lights = main.append<cmd::BindUniformBuffer>(previous);
     lights.slot = 1;
     lights.buffer = lighting_;
@@ -473,10 +461,7 @@ class Deferred final : public Scene {
     auto& blur =
         main.add<cmd::BindPipeline>(blurPass_, DrawKey::draw(kVp, 5, Translucency::Opaque, {1, 0}, 0));
     blur.pipeline = blurPipeline_;
-    auto& blurInput = main.append<cmd::BindTexture>(&blur);
-    blurInput.slot = 0;
-    blurInput.texture = bright_;
-    blurInput.sampler = assets_->linearClamp;
+    auto& blurInput = appendTexture(main, blur, 0, bright_, assets_->linearClamp);
     main.append<cmd::Draw>(&blurInput).vertexCount = 3;
 
     // Composite, in the view on the frame image.
@@ -486,10 +471,7 @@ class Deferred final : public Scene {
     auto& litInput = main.append<cmd::BindStorageBuffer>(&composite);
     litInput.slot = 0;
     litInput.buffer = lit_;
-    auto& bloomInput = main.append<cmd::BindTexture>(&litInput);
-    bloomInput.slot = 0;
-    bloomInput.texture = blurred_;
-    bloomInput.sampler = assets_->linearClamp;
+    auto& bloomInput = appendTexture(main, litInput, 0, blurred_, assets_->linearClamp);
     auto& compositePush = appendPush(main, bloomInput, CompositePush{{width_, height_}, 1.1f, 0.8f});
     auto& draw = main.append<cmd::Draw>(&compositePush);
     draw.vertexCount = 3;

@@ -71,14 +71,8 @@ class Post final : public Scene {
     const PassId viewPass = recorder.viewPass(vp);
     auto& bind = main.add<cmd::BindPipeline>(viewPass, DrawKey::draw(vp, 1, Translucency::Opaque, {1, 0}, 0));
     bind.pipeline = post_;
-    auto& scene = main.append<cmd::BindTexture>(&bind);
-    scene.slot = 0;
-    scene.texture = color_;
-    scene.sampler = assets_->linearClamp;
-    auto& glow = main.append<cmd::BindTexture>(&scene);
-    glow.slot = 1;
-    glow.texture = glow_;
-    glow.sampler = assets_->linearClamp;
+    auto& scene = appendTexture(main, bind, 0, color_, assets_->linearClamp);
+    auto& glow = appendTexture(main, scene, 1, glow_, assets_->linearClamp);
     const float params[4] = {t, 0, 0, 0};
     auto& constants = appendPush(main, glow, params);
     auto& draw = main.append<cmd::Draw>(&constants);
@@ -98,9 +92,7 @@ class Post final : public Scene {
       auto& overlay = main.add<cmd::BindPipeline>(
           viewPass, DrawKey::draw(vp, 14, Translucency::Normal, {2, 0}, 1000 - order++));
       overlay.pipeline = assets_->sprite[static_cast<uint32_t>(BlendMode::Alpha)];
-      auto& tex = main.append<cmd::BindTexture>(&overlay);
-      tex.slot = 0;
-      tex.texture = assets_->texture(TextureId::White);
+      auto& tex = appendTexture(main, overlay, 0, assets_->texture(TextureId::White), {});
       auto& push = appendPush(main, tex, p);
       main.append<cmd::Draw>(&push).vertexCount = 6;
     }

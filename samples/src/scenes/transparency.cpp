@@ -103,9 +103,7 @@ class Transparency final : public Scene {
                     TextureHandle texture, const SpritePush& push) {
     auto& bind = bucket.add<cmd::BindPipeline>(pass_, key);
     bind.pipeline = pipeline;
-    auto& tex = bucket.append<cmd::BindTexture>(&bind);
-    tex.texture = texture;
-    tex.sampler = assets_->linearClamp;
+    auto& tex = appendTexture(bucket, bind, 0, texture, assets_->linearClamp);
     auto& constants = appendPush(bucket, tex, push);
     auto& draw = bucket.append<cmd::Draw>(&constants);
     draw.vertexCount = 6;
