@@ -152,7 +152,7 @@ struct Capture::State {
     std::vector<uint64_t> lastEpoch;         // per bucket index (trace::markRetained)
   } plan;
 
-  void enterThread();  // first thing on each of the capture's own threads
+  void enterThread(const char* name);  // first thing on each of the capture's own threads
   void writerLoop();
   void encodeLoop();
   bool canTake() const;
@@ -215,7 +215,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
   std::unique_ptr<Capture> capture(new Capture(renderer, std::move(state)));
   State& s = *capture->state_;
   s.writer = std::thread([&s] {
-    s.enterThread();
+    s.enterThread("reel-cap-writer");
     s.writerLoop();
   });
   if (s.options.handleSignals) detail::registerForShutdown(capture.get());
@@ -657,7 +657,8 @@ void Capture::State::stopEncoders(std::unique_lock<std::mutex>& lock) {
   lock.lock();
 }
 
-void Capture::State::enterThread() {
+void Capture::State::enterThread(const char* name) {
+  nameThisThread(name);
   detail::markCaptureThread();
   if (auto r = setThisThreadPriority(options.threadPriority); !r) {
     std::lock_guard lock(mutex);
@@ -831,7 +832,7 @@ void Capture::State::writerLoop() {
     encodeThreadCount = threads;
     for (uint32_t i = 0; i < threads; ++i) {
       encodeThreads.emplace_back([this] {
-        enterThread();
+        enterThread("reel-cap-encode");
         encodeLoop();
       });
     }

@@ -2,8 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #if defined(__linux__)
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -34,6 +36,16 @@ Result<void> setThisThreadPriority(ThreadPriority priority) {
   return {};
 #else
   return fail("thread priority ", threadPriorityName(priority), " is not supported on this system");
+#endif
+}
+
+void nameThisThread(const char* name) {
+#if defined(__linux__)
+  // The kernel keeps 15 bytes and a NUL; a longer name is refused whole (ERANGE), so cut it here.
+  const std::string cut = std::string(name).substr(0, 15);
+  (void)pthread_setname_np(pthread_self(), cut.c_str());
+#else
+  (void)name;
 #endif
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "reel/runtime/frame_timing.h"
+#include "reel/runtime/thread_priority.h"
 
 namespace reel {
 
@@ -39,6 +40,7 @@ void WorkerPool::runErased(uint32_t n, Call call, void* fn) {
 }
 
 void WorkerPool::loop(uint32_t index) {
+  nameThisThread("reel-worker");
   uint64_t seen = 0;
   for (;;) {
     Call call;

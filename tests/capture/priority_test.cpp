@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "reel/capture/capture.h"
 #include "reel/runtime/null_device.h"
@@ -17,17 +20,25 @@
 namespace reel::testing {
 namespace {
 
-// Threads of this process under SCHED_IDLE, by /proc/self/task.
-int idleThreads() {
-  int count = 0;
+// Names of this process's threads under SCHED_IDLE, sorted, by /proc/self/task.
+std::vector<std::string> idleThreadNames() {
+  std::vector<std::string> names;
   DIR* tasks = opendir("/proc/self/task");
-  if (!tasks) return -1;
+  if (!tasks) return {"/proc/self/task unreadable"};
   while (const dirent* entry = readdir(tasks)) {
     if (entry->d_name[0] == '.') continue;
-    if (sched_getscheduler(static_cast<pid_t>(std::stoi(entry->d_name))) == SCHED_IDLE) ++count;
+    if (sched_getscheduler(static_cast<pid_t>(std::stoi(entry->d_name))) != SCHED_IDLE) continue;
+    std::ifstream comm(std::string("/proc/self/task/") + entry->d_name + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    names.push_back(name);
   }
   closedir(tasks);
-  return count;
+  std::sort(names.begin(), names.end());
+  return names;
+}
+int idleThreads() {
+  return static_cast<int>(idleThreadNames().size());
 }
 
 // A capture of 2 encode and 3 compression threads (and its writer) at `priority`, four frames in: the
@@ -35,6 +46,7 @@ int idleThreads() {
 // sets its own priority as it starts), after it, and its summary line.
 struct Observed {
   int before = 0, during = 0, after = 0;
+  std::vector<std::string> idleNames;  // during
   std::string summary;
 };
 Observed captureAt(ThreadPriority priority, int expectIdle) {
@@ -59,7 +71,8 @@ Observed captureAt(ThreadPriority priority, int expectIdle) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (idleThreads() < seen.before + expectIdle && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  seen.during = idleThreads();
+  seen.idleNames = idleThreadNames();
+  seen.during = static_cast<int>(seen.idleNames.size());
   EXPECT_NE(sched_getscheduler(0), SCHED_IDLE) << "the thread that started the capture keeps its policy";
   EXPECT_TRUE((*capture)->finish());
   capture->reset();
@@ -72,6 +85,10 @@ TEST(CapturePriority, TheCaptureThreadsAndOnlyThoseRunAtTheGivenPriority) {
   EXPECT_EQ(seen.during, seen.before + 1 + 2 + 3) << "the writer, 2 encoders and 3 compressors";
   EXPECT_EQ(seen.after, seen.before) << "the capture's threads are gone, nobody else changed";
   EXPECT_NE(seen.summary.find("at idle priority"), std::string::npos) << seen.summary;
+  // Named, so that a profile of the app tells them apart from its own threads.
+  const std::vector<std::string> named = {"reel-cap-encode", "reel-cap-encode", "reel-cap-writer",
+                                          "reel-compress",   "reel-compress",   "reel-compress"};
+  EXPECT_EQ(seen.idleNames, named);
 }
 
 TEST(CapturePriority, NormalLeavesEveryThreadAsItWas) {

@@ -4,6 +4,7 @@
 #include "reel/runtime/thread_priority.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -21,6 +22,18 @@ int niceOf(pid_t tid) {
 
 pid_t thisThread() {
   return static_cast<pid_t>(syscall(SYS_gettid));
+}
+
+TEST(ThreadName, TheCallingThreadIsNamedAndALongNameCutTo15Bytes) {
+  std::thread([] {
+    char name[32] = {};
+    nameThisThread("reel-worker");
+    ASSERT_EQ(pthread_getname_np(pthread_self(), name, sizeof name), 0);
+    EXPECT_STREQ(name, "reel-worker");
+    nameThisThread("reel-a-name-longer-than-the-kernel-keeps");
+    ASSERT_EQ(pthread_getname_np(pthread_self(), name, sizeof name), 0);
+    EXPECT_STREQ(name, "reel-a-name-lon");
+  }).join();
 }
 
 TEST(ThreadPriority, NamesReadBackAndAnUnknownNameIsRefused) {

@@ -17,11 +17,13 @@
 #include <future>
 #include <random>
 #include <regex>
+#include <tuple>
 
 #include "reel/capture/capture.h"
 #include "reel/runtime/null_device.h"
 #include "reel/schema/checksum.h"
 #include "reel/schema/messages.h"
+#include "reel/schema/predict.h"
 #include "reel/schema/shuffle.h"
 #include "rewrite.h"
 #include "scene.h"
@@ -270,6 +272,73 @@ TEST(ShuffleTest, ShuffleLaysOutThePlanesTheFormatDefines) {
           ASSERT_EQ(shuffled[b * n + e], in[e * size + b])
               << size << "-byte elements, " << n << " of them: byte " << b << " of element " << e;
         }
+      }
+    }
+  }
+}
+
+// A predicted column is shuffled a block of residuals at a time (ColumnGroups::shuffleGroupsFrom): the
+// message must hold exactly what the residuals of the whole column, then shuffled, are. Groups of several
+// sizes, more elements than a block, both predictors; a layout off the word grid is refused untouched.
+TEST(ShuffleTest, BlocksOfResidualsShuffleAsTheWholeColumnDoes) {
+  using schema::Predictor;
+  const uint32_t block = schema::ColumnGroups::kBlockElements;
+  // (command id, size, count): sizes that are multiples of 4, counts around the block size.
+  const std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> layout = {
+      {3, 56, block * 2 + 17}, {7, 16, 1}, {9, 4, block}, {11, 72, block + 1}, {12, 8, 5}};
+  schema::ColumnGroups groups;
+  for (const auto& [key, size, count] : layout) {
+    for (uint32_t i = 0; i < count; ++i) groups.add(key, size);
+  }
+  groups.finish();
+  const size_t bytes = groups.totalBytes();
+  std::mt19937 rng(7);
+  std::vector<uint8_t> x(bytes), a(bytes), b(bytes);
+  for (size_t i = 0; i < bytes; ++i) {
+    b[i] = static_cast<uint8_t>(rng());
+    a[i] = static_cast<uint8_t>(b[i] + (rng() % 3));
+    x[i] = static_cast<uint8_t>(a[i] + (rng() % 5));
+  }
+  for (const Predictor p : {Predictor::Delta, Predictor::Linear}) {
+    std::vector<uint8_t> residuals(bytes), whole(bytes), blocked(bytes, 0xAB);
+    schema::residuals(p, x.data(), a.data(), b.data(), bytes, 4, residuals.data());
+    groups.shuffleGroups(residuals.data(), whole.data());
+    std::vector<uint8_t> scratch(size_t{block} * groups.largestElement());
+    size_t filled = 0;
+    const bool done = groups.shuffleGroupsFrom(
+        [&](uint64_t offset, uint64_t n, uint8_t* out) {
+          schema::residuals(p, x.data() + offset, a.data() + offset, b.data() + offset, n, 4, out);
+          filled += n;
+        },
+        4, scratch.data(), blocked.data());
+    ASSERT_TRUE(done);
+    EXPECT_EQ(filled, bytes);
+    EXPECT_EQ(blocked, whole) << (p == Predictor::Linear ? "linear" : "delta");
+  }
+
+  schema::ColumnGroups odd;  // 6-byte aux bodies then 4-byte ones: the second group starts off the grid
+  for (int i = 0; i < 3; ++i) odd.add(1, 6);
+  for (int i = 0; i < 3; ++i) odd.add(2, 4);
+  odd.finish();
+  std::vector<uint8_t> scratch(size_t{block} * 6), column(odd.totalBytes(), 0xAB);
+  bool called = false;
+  EXPECT_FALSE(odd.shuffleGroupsFrom([&](uint64_t, uint64_t, uint8_t*) { called = true; }, 4, scratch.data(),
+                                     column.data()));
+  EXPECT_FALSE(called);
+  EXPECT_EQ(column, std::vector<uint8_t>(odd.totalBytes(), 0xAB));
+}
+
+// shuffleRows writes n elements' planes into a longer column's planes, `stride` apart.
+TEST(ShuffleTest, RowsLandInTheirPlacesOfALongerColumn) {
+  for (size_t size : {1, 4, 8, 12, 56}) {
+    const size_t n = 37, stride = 100, at = 21;
+    std::vector<uint8_t> in(n * size), column(stride * size, 0xAB);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(i * 29 + 1);
+    schema::shuffleRows(in.data(), n, size, column.data() + at, stride);
+    for (size_t p = 0; p < size; ++p) {
+      for (size_t e = 0; e < stride; ++e) {
+        const uint8_t expected = e >= at && e < at + n ? in[(e - at) * size + p] : 0xAB;
+        ASSERT_EQ(column[p * stride + e], expected) << size << "-byte elements: plane " << p << ", " << e;
       }
     }
   }

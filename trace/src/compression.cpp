@@ -56,14 +56,14 @@ ChunkCompressor& ChunkCompressor::operator=(ChunkCompressor&&) noexcept = defaul
 ChunkCompressor::~ChunkCompressor() = default;
 
 Result<void> ChunkCompressor::compressFrame(const void* data, size_t size, std::vector<uint8_t>& out) {
-  const size_t at = out.size();
-  out.resize(at + ZSTD_compressBound(size));
-  const size_t n = ZSTD_compress2(cctx_.get(), out.data() + at, out.size() - at, data, size);
-  if (ZSTD_isError(n)) {
-    out.resize(at);
-    return zstdCheck(n, "compression");
+  const size_t bound = ZSTD_compressBound(size);
+  if (scratchBytes_ < bound) {
+    scratch_.reset(new uint8_t[bound]);  // uninitialised: zstd writes what is read back
+    scratchBytes_ = bound;
   }
-  out.resize(at + n);
+  const size_t n = ZSTD_compress2(cctx_.get(), scratch_.get(), scratchBytes_, data, size);
+  if (auto r = zstdCheck(n, "compression"); !r) return r;
+  out.insert(out.end(), scratch_.get(), scratch_.get() + n);
   ++stats_.frames;
   stats_.rawBytes += size;
   stats_.compressedBytes += n;

@@ -435,25 +435,49 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
   using schema::PredictedColumn;
   using schema::Predictor;
   Columns out;
-  // Each column is shuffled straight into the message, from its residuals where a frame before predicts
-  // it: one pass over the bytes after the residuals.
+  // Each column is shuffled straight into the message; a predicted one a block at a time, each block's
+  // residuals made just before it is shuffled (ColumnGroups::shuffleGroupsFrom): one pass over the
+  // frames' bytes, nothing the size of the column in between.
   auto encode = [&](PredictedColumn which, std::span<const uint8_t> x, std::span<const uint8_t> pa,
-                    std::span<const uint8_t> pb, uint32_t word, auto&& shuffle) -> Offset<Vector<uint8_t>> {
+                    std::span<const uint8_t> pb, uint32_t word,
+                    const schema::ColumnGroups* groups) -> Offset<Vector<uint8_t>> {
     if (x.empty()) return 0;
-    const uint8_t* from = x.data();
-    if (a && pa.size() == x.size() && (!p || pb.size() == x.size())) {
-      const Predictor chosen =
-          schema::choosePredictor(x.data(), pa.data(), p ? pb.data() : nullptr, x.size(), word);
-      residual_.resize(x.size());
-      schema::residuals(chosen, x.data(), pa.data(), p ? pb.data() : nullptr, x.size(), word,
-                        residual_.data());
-      from = residual_.data();
-      out.predictors = schema::withPredictor(out.predictors, which, chosen);
-      depthUsed_ = std::max(depthUsed_, chosen == Predictor::Linear ? 2u : 1u);
-    }
     uint8_t* to = nullptr;
     const auto vector = fbb_.CreateUninitializedVector(x.size(), 1, &to);
-    shuffle(from, to);
+    // A column without groups is the keys: one group of 8-byte elements.
+    auto shuffleWhole = [&](const uint8_t* from) {
+      if (groups) return groups->shuffleGroups(from, to);
+      schema::shuffleBytes(from, x.size() / sizeof(uint64_t), sizeof(uint64_t), to);
+    };
+    if (!a || pa.size() != x.size() || (p && pb.size() != x.size())) {
+      shuffleWhole(x.data());
+      return vector;
+    }
+    const uint8_t* twoBack = p ? pb.data() : nullptr;
+    const Predictor chosen = schema::choosePredictor(x.data(), pa.data(), twoBack, x.size(), word);
+    out.predictors = schema::withPredictor(out.predictors, which, chosen);
+    depthUsed_ = std::max(depthUsed_, chosen == Predictor::Linear ? 2u : 1u);
+    auto fill = [&](uint64_t offset, uint64_t bytes, uint8_t* block) {
+      schema::residuals(chosen, x.data() + offset, pa.data() + offset, twoBack ? twoBack + offset : nullptr,
+                        bytes, word, block);
+    };
+    constexpr uint32_t kBlock = schema::ColumnGroups::kBlockElements;
+    if (groups) {
+      block_.resize(size_t{kBlock} * groups->largestElement());
+      if (groups->shuffleGroupsFrom(fill, word, block_.data(), to)) return vector;
+      // Groups off the word grid (aux bytes of odd sizes): the residuals of the whole column first.
+      residual_.resize(x.size());
+      fill(0, x.size(), residual_.data());
+      shuffleWhole(residual_.data());
+      return vector;
+    }
+    const size_t count = x.size() / sizeof(uint64_t);
+    block_.resize(size_t{kBlock} * sizeof(uint64_t));
+    for (size_t first = 0; first < count; first += kBlock) {
+      const size_t n = std::min<size_t>(kBlock, count - first);
+      fill(first * sizeof(uint64_t), n * sizeof(uint64_t), block_.data());
+      schema::shuffleRows(block_.data(), n, sizeof(uint64_t), to + first, count);
+    }
     return vector;
   };
   auto keyBytes = [](const GatheredBucket* g) {
@@ -467,13 +491,10 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
   auto auxBytes = [](const GatheredBucket* g) {
     return g ? std::span<const uint8_t>(g->aux) : std::span<const uint8_t>();
   };
-  out.aux = encode(PredictedColumn::Aux, auxBytes(&b), auxBytes(a), auxBytes(p), 4,
-                   [&](const uint8_t* in, uint8_t* to) { b.auxGroups.shuffleGroups(in, to); });
+  out.aux = encode(PredictedColumn::Aux, auxBytes(&b), auxBytes(a), auxBytes(p), 4, &b.auxGroups);
   out.payload = encode(PredictedColumn::Payload, payloadBytes(&b), payloadBytes(a), payloadBytes(p), 4,
-                       [&](const uint8_t* in, uint8_t* to) { b.payloadGroups.shuffleGroups(in, to); });
-  out.keys = encode(
-      PredictedColumn::Keys, keyBytes(&b), keyBytes(a), keyBytes(p), 8,
-      [&](const uint8_t* in, uint8_t* to) { schema::shuffleBytes(in, b.keys.size(), sizeof(uint64_t), to); });
+                       &b.payloadGroups);
+  out.keys = encode(PredictedColumn::Keys, keyBytes(&b), keyBytes(a), keyBytes(p), 8, nullptr);
   return out;
 }
 

@@ -72,10 +72,13 @@ void dispatchRestore(Predictor p, uint8_t* io, const uint8_t* a, const uint8_t* 
 
 template <typename W>
 Predictor choose(const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes) {
-  // Every 7th word: an odd stride samples every field of the 4-, 8- and 16-byte-aligned packets.
+  // Every 7th word: an odd stride samples every field of the 4-, 8- and 16-byte-aligned packets. A
+  // large column every 61st (a prime as well): some ten thousand samples still, where every 7th word
+  // reads every cache line of three columns once more before the residuals read them again.
   uint64_t delta = 0, linear = 0;
   const size_t words = bytes / sizeof(W);
-  for (size_t w = 0; w < words; w += 7) {
+  const size_t stride = words > (size_t{1} << 16) ? 61 : 7;
+  for (size_t w = 0; w < words; w += stride) {
     const size_t i = w * sizeof(W);
     delta +=
         std::bit_width(zigzag<W>(static_cast<W>(load<W>(x + i) - predicted<W, Predictor::Delta>(a, b, i))));

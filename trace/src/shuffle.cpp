@@ -60,21 +60,25 @@ inline void shuffle16x4(const uint8_t* in, size_t size, uint8_t* out, size_t n) 
 
 }  // namespace
 
-void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out) {
+void shuffleRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride) {
   size_t i = 0;
 #if defined(__SSE2__)
   for (; i + 16 <= n; i += 16) {
     size_t b = 0;
-    for (; b + 8 <= size; b += 8) shuffle16x8(in + i * size + b, size, out + b * n + i, n);
-    for (; b + 4 <= size; b += 4) shuffle16x4(in + i * size + b, size, out + b * n + i, n);
+    for (; b + 8 <= size; b += 8) shuffle16x8(in + i * size + b, size, out + b * stride + i, stride);
+    for (; b + 4 <= size; b += 4) shuffle16x4(in + i * size + b, size, out + b * stride + i, stride);
     for (; b < size; ++b) {
-      for (size_t e = 0; e < 16; ++e) out[b * n + i + e] = in[(i + e) * size + b];
+      for (size_t e = 0; e < 16; ++e) out[b * stride + i + e] = in[(i + e) * size + b];
     }
   }
 #endif
   for (; i < n; ++i) {
-    for (size_t b = 0; b < size; ++b) out[b * n + i] = in[i * size + b];
+    for (size_t b = 0; b < size; ++b) out[b * stride + i] = in[i * size + b];
   }
+}
+
+void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out) {
+  shuffleRows(in, n, size, out, n);
 }
 
 namespace {

@@ -143,11 +143,12 @@ struct TraceFileWriter::Impl {
   std::atomic<uint64_t> rawBytes{0};
 
   std::mutex mutex;
-  std::condition_variable workAvailable;           // a job was queued, or the workers are to stop
-  std::condition_variable progress;                // a job was written (pending bytes went down)
-  std::deque<std::unique_ptr<Job>> jobs;           // oldest first: the next to write is at the front
-  std::vector<std::vector<uint8_t>> spareBuffers;  // raw buffers of written chunks, for the next ones
-  uint64_t pendingRaw = 0;                         // raw bytes of queued jobs
+  std::condition_variable workAvailable;              // a job was queued, or the workers are to stop
+  std::condition_variable progress;                   // a job was written (pending bytes went down)
+  std::deque<std::unique_ptr<Job>> jobs;              // oldest first: the next to write is at the front
+  std::vector<std::vector<uint8_t>> spareBuffers;     // raw buffers of written chunks, for the next ones
+  std::vector<std::vector<uint8_t>> spareCompressed;  // and their compressed ones
+  uint64_t pendingRaw = 0;                            // raw bytes of queued jobs
   bool writing = false;
   bool stopping = false;
   std::string error;
@@ -213,6 +214,7 @@ void TraceFileWriter::Impl::startWorkers(std::vector<schema::ChunkCompressor> co
   auto owned = std::make_shared<std::vector<schema::ChunkCompressor>>(std::move(compressors));
   for (size_t t = 0; t < owned->size(); ++t) {
     workers.emplace_back([this, owned, t] {
+      nameThisThread("reel-compress");
       // Best effort: a system that refuses only costs the app the share the threads then take.
       (void)setThisThreadPriority(settings.threadPriority);
       workerLoop((*owned)[t]);
@@ -248,6 +250,10 @@ void TraceFileWriter::Impl::workerLoop(schema::ChunkCompressor& own) {
     });
     if (!job) return;  // stopping, and every queued job is taken
     job->taken = true;
+    if (!spareCompressed.empty()) {
+      job->compressed = std::move(spareCompressed.back());
+      spareCompressed.pop_back();
+    }
     lock.unlock();
     compress(own, *job);
     lock.lock();
@@ -290,6 +296,7 @@ void TraceFileWriter::Impl::writeFinished(std::unique_lock<std::mutex>& lock) {
       job->raw.clear();
       spareBuffers.push_back(std::move(job->raw));
     }
+    if (spareCompressed.size() < workers.size()) spareCompressed.push_back(std::move(job->compressed));
     progress.notify_all();
   }
   writing = false;

@@ -25,6 +25,11 @@ enum class ThreadPriority : uint8_t {
 // refuses; elsewhere than Linux, Normal is all there is and the others fail.
 Result<void> setThisThreadPriority(ThreadPriority priority);
 
+// Names the calling thread for profilers, debuggers and top (Linux: the first 15 bytes; elsewhere
+// nothing). The runtime's and capture's threads are named "reel-..." so that a profile of an app tells
+// them apart from its own.
+void nameThisThread(const char* name);
+
 // "normal", "background", "idle": the names REEL_CAPTURE_PRIORITY and the tools take.
 std::string_view threadPriorityName(ThreadPriority priority);
 std::optional<ThreadPriority> parseThreadPriority(std::string_view name);

@@ -74,6 +74,10 @@ class ChunkCompressor {
   trace::CompressionSettings settings_;
   std::vector<uint8_t> out_;  // the open frame, compressed so far
   size_t outUsed_ = 0;
+  // compressFrame's output, then copied to the caller's: room for the largest frame so far, kept, and
+  // never cleared (a vector's resize would write every byte of a chunk's bound before zstd does).
+  std::unique_ptr<uint8_t[]> scratch_;
+  size_t scratchBytes_ = 0;
   Stats stats_;
 };
 

@@ -8,6 +8,7 @@
 //   payload.scatter(bodyOrderBytes, bodyOffsets, column);   // writer: body order -> grouped, shuffled
 //   payload.gather(column, bodyOffsets, bodyOrderBytes);    // reader: and back
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
@@ -17,6 +18,8 @@ namespace reel::schema {
 
 // Plane b (n bytes) of `out` gets byte b of each of the n elements of `size` bytes in `in`.
 void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
+// The same for n elements of a longer column: plane b starts at out + b * stride.
+void shuffleRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride);
 void unshuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
 
 class ColumnGroups {
@@ -61,6 +64,33 @@ class ColumnGroups {
   void gatherGroups(const uint8_t* column, uint8_t* grouped) const;
   // Its inverse: `grouped` as gatherGroups leaves it, shuffled group by group into `column`.
   void shuffleGroups(const uint8_t* grouped, uint8_t* column) const;
+  // shuffleGroups from bytes made a block at a time: fill(offset, bytes, block) writes the grouped
+  // column's bytes [offset, offset + bytes) to `block`, which shuffleGroupsFrom then shuffles into
+  // `column`. A predicted column's residuals so go from the frames they are computed from into the
+  // message through a block that stays in the core's cache, instead of through a column of their own.
+  // Blocks start at multiples of `word` bytes and end at one or at the column's end, so that word-wise
+  // residuals come out as for the whole column; false (nothing written) where the groups' layout does
+  // not allow that. `block` holds kBlockElements elements of the largest group.
+  static constexpr uint32_t kBlockElements = 256;
+  template <typename Fill>
+  bool shuffleGroupsFrom(Fill&& fill, uint32_t word, uint8_t* block, uint8_t* column) const {
+    for (const Group& g : groups_) {
+      if (g.offset % word != 0) return false;
+    }
+    for (const Group& g : groups_) {
+      for (uint32_t first = 0; first < g.count; first += kBlockElements) {
+        const uint32_t n = std::min(kBlockElements, g.count - first);
+        fill(g.offset + uint64_t{first} * g.size, uint64_t{n} * g.size, block);
+        shuffleRows(block, n, g.size, column + g.offset + first, g.count);
+      }
+    }
+    return true;
+  }
+  uint32_t largestElement() const {
+    uint32_t largest = 0;
+    for (const Group& g : groups_) largest = std::max(largest, g.size);
+    return largest;
+  }
   uint64_t elementOffset(size_t body) const {
     if (group_[body] == kNone) return 0;
     const Group& g = groups_[group_[body]];

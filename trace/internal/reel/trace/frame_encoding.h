@@ -126,7 +126,8 @@ class FrameEncoder {
   Columns predictedColumns(const GatheredBucket& b, const GatheredBucket* a, const GatheredBucket* p);
 
   flatbuffers::FlatBufferBuilder fbb_;
-  std::vector<uint8_t> residual_;
+  std::vector<uint8_t> residual_;  // a whole column's residuals, where blocks cannot be used
+  std::vector<uint8_t> block_;     // one block of them (ColumnGroups::shuffleGroupsFrom)
   uint32_t depthUsed_ = 0;
 };
 
