@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The table of scripts/device-capture-cost.sh's runs: per scene and variant, the medians over the runs
 of reel-sample's mean frame time and of its median kick-to-kick interval (the steady frame time), each
-against the same statistic of the runs without a capture, and the capture's render-thread waits.
+against the same statistic of the runs without a capture, the capture's render-thread waits, its encode
+threads' CPU, and the whole process's CPU per frame (every thread; where the run logged it) with what it
+adds to the runs without a capture.
 Usage: capture-cost-summary.py OUT"""
 import collections
 import pathlib
@@ -10,7 +12,7 @@ import statistics
 import sys
 
 out = pathlib.Path(sys.argv[1])
-runs = collections.defaultdict(list)  # (scene, variant) -> [(mean, median, waits, wait_ms, cpu)]
+runs = collections.defaultdict(list)  # (scene, variant) -> [(mean, median, waits, wait_ms, cpu, process)]
 order = []
 for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_")[2].startswith("off"), p.name)):
     scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
@@ -23,19 +25,23 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_
     waits = re.search(r"render thread waited (\d+) times \(([\d.]+) ms", text)
     cpu = re.search(r"\(([\d.]+) ms CPU a frame\)", text)
     gfxr = "gfxr file" in text
+    frames = re.search(r"reel-sample: \S+, (\d+) frames in", text)
+    process = re.search(r"process cpu: user ([\d.]+) s, sys ([\d.]+) s", text)
+    process_ms = (float(process.group(1)) + float(process.group(2))) * 1000 / int(frames.group(1)) \
+        if process and frames else None
     if not variant.startswith("off") and not waits and not gfxr:
         print(f"{path}: no capture summary", file=sys.stderr)
         continue
     runs[(scene, variant)].append((float(mean.group(1)), float(frame.group(1)),
                                    int(waits.group(1)) if waits else 0,
                                    float(waits.group(2)) if waits else 0.0,
-                                   float(cpu.group(1)) if cpu else 0.0))
+                                   float(cpu.group(1)) if cpu else 0.0, process_ms))
     if (scene, variant) not in order:
         order.append((scene, variant))
 
 print("| scene | variant | runs | mean ms/frame | vs off | steady ms/frame | vs off | render-thread waits "
-      "(median run) | encode CPU ms/frame |")
-print("|---|---|---|---|---|---|---|---|---|")
+      "(median run) | encode CPU ms/frame | process CPU ms/frame | vs off |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for scene, variant in order:
     r = runs[(scene, variant)]
     off = runs.get((scene, "off"))  # every variant against the app alone
@@ -53,5 +59,13 @@ for scene, variant in order:
 
     waits_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{waits:g} ({wait_ms:.1f} ms)"
     cpu_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{cpu:.2f}"
+    process = [x[5] for x in r if x[5] is not None]
+    process_text = added = ""
+    if process:
+        process_ms = statistics.median(process)
+        process_text = f"{process_ms:.2f}"
+        off_process = [x[5] for x in off or [] if x[5] is not None]
+        if off_process and variant != "off":
+            added = f"{process_ms - statistics.median(off_process):+.2f} ms"
     print(f"| {scene} | {variant} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
-          f"{waits_text} | {cpu_text} |")
+          f"{waits_text} | {cpu_text} | {process_text} | {added} |")

@@ -9,7 +9,7 @@
 # Each run is reel-sample headless at its default size, its frames 2.. captured (its first two warm the
 # device up, as in scripts/capture-benchmarks.sh); variants run interleaved, REPS times each, so that
 # the host's drift spreads over all of them. Writes OUT/run_<scene>_<variant>_<rep>.txt: reel-sample's
-# ms/frame line (mean and median kick-to-kick) and the capture's summary line.
+# ms/frame line (mean and median kick-to-kick), the capture's summary line and the process's CPU time.
 # VARIANTS (default below) lists name=ENV,ENV...; "off" and names starting "off" capture nothing. Two
 # settings are the script's own: SPIN=N runs N busy loops beside the app (what other CPU work on the host
 # costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it),
@@ -47,8 +47,10 @@ for scene in $scenes; do
           *) envs+=("$e") ;;
         esac
       done
-      env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) 2>&1 |
-        grep -E "ms/frame|reel capture:" > "$out/run_${scene}_${name}_$rep.txt"
+      # The process's CPU time (every thread: the app's, the renderer's, the capture's) on a line of its own.
+      { TIMEFORMAT="process cpu: user %U s, sys %S s"
+        time env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) 2>&1 |
+          grep -E "ms/frame|reel capture:"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
       [ ${#load[@]} -gt 0 ] && kill "${load[@]}" 2>/dev/null && wait "${load[@]}" 2>/dev/null
       [ -f "$out/cap.gfxr" ] && echo "gfxr file $(stat -c %s "$out/cap.gfxr") bytes" >> "$out/run_${scene}_${name}_$rep.txt"
       rm -f "$out/cap.reel" "$out/cap.gfxr"

@@ -42,20 +42,22 @@ int idleThreads() {
 }
 
 // A capture of 2 encode and 3 compression threads (and its writer) at `priority`, four frames in: the
-// number of SCHED_IDLE threads the process has then (waited for up to `expectIdle`, since each thread
-// sets its own priority as it starts), after it, and its summary line.
+// SCHED_IDLE threads the process has then, after it, and its summary line. Each thread names itself and
+// sets its priority as it starts (and starts with its maker's name and policy): the threads are waited
+// for, up to 20 s, until those under SCHED_IDLE are the ones before and `expectIdle`.
 struct Observed {
   int before = 0, during = 0, after = 0;
-  std::vector<std::string> idleNames;  // during
+  std::vector<std::string> idleNames;  // during, less those before
   std::string summary;
 };
-Observed captureAt(ThreadPriority priority, int expectIdle) {
+Observed captureAt(ThreadPriority priority, std::vector<std::string> expectIdle) {
   TempDir dir;
   NullDevice device;
   Renderer renderer(device);
   Scene scene(renderer);
   Observed seen;
-  seen.before = idleThreads();
+  const std::vector<std::string> before = idleThreadNames();
+  seen.before = static_cast<int>(before.size());
   capture::CaptureOptions o;
   o.path = dir.path("priority.reel");
   o.handleSignals = false;
@@ -68,11 +70,19 @@ Observed captureAt(ThreadPriority priority, int expectIdle) {
   if (!capture) return seen;
   for (int f = 0; f < 4; ++f) scene.frame();
   renderer.flushAndWait();
+  std::vector<std::string> expected = before;
+  expected.insert(expected.end(), expectIdle.begin(), expectIdle.end());
+  std::sort(expected.begin(), expected.end());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (idleThreads() < seen.before + expectIdle && std::chrono::steady_clock::now() < deadline)
+  std::vector<std::string> during = idleThreadNames();
+  while (during != expected && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  seen.idleNames = idleThreadNames();
-  seen.during = static_cast<int>(seen.idleNames.size());
+    during = idleThreadNames();
+  }
+  seen.during = static_cast<int>(during.size());
+  for (const std::string& name : during) {
+    if (std::find(before.begin(), before.end(), name) == before.end()) seen.idleNames.push_back(name);
+  }
   EXPECT_NE(sched_getscheduler(0), SCHED_IDLE) << "the thread that started the capture keeps its policy";
   EXPECT_TRUE((*capture)->finish());
   capture->reset();
@@ -81,18 +91,18 @@ Observed captureAt(ThreadPriority priority, int expectIdle) {
 }
 
 TEST(CapturePriority, TheCaptureThreadsAndOnlyThoseRunAtTheGivenPriority) {
-  const Observed seen = captureAt(ThreadPriority::Idle, 1 + 2 + 3);
-  EXPECT_EQ(seen.during, seen.before + 1 + 2 + 3) << "the writer, 2 encoders and 3 compressors";
-  EXPECT_EQ(seen.after, seen.before) << "the capture's threads are gone, nobody else changed";
-  EXPECT_NE(seen.summary.find("at idle priority"), std::string::npos) << seen.summary;
   // Named, so that a profile of the app tells them apart from its own threads.
   const std::vector<std::string> named = {"reel-cap-encode", "reel-cap-encode", "reel-cap-writer",
                                           "reel-compress",   "reel-compress",   "reel-compress"};
+  const Observed seen = captureAt(ThreadPriority::Idle, named);
+  EXPECT_EQ(seen.during, seen.before + 1 + 2 + 3) << "the writer, 2 encoders and 3 compressors";
   EXPECT_EQ(seen.idleNames, named);
+  EXPECT_EQ(seen.after, seen.before) << "the capture's threads are gone, nobody else changed";
+  EXPECT_NE(seen.summary.find("at idle priority"), std::string::npos) << seen.summary;
 }
 
 TEST(CapturePriority, NormalLeavesEveryThreadAsItWas) {
-  const Observed seen = captureAt(ThreadPriority::Normal, 0);
+  const Observed seen = captureAt(ThreadPriority::Normal, {});
   EXPECT_EQ(seen.during, seen.before);
   EXPECT_NE(seen.summary.find("at normal priority"), std::string::npos) << seen.summary;
 }

@@ -300,6 +300,7 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   payloadOffset_.clear();
   auxOffset_.clear();
   sharedBody_.clear();
+  recentShared_.fill({});
   literalString_.clear();
   messageString_.clear();
   tagIndex_.clear();
@@ -335,12 +336,19 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
         if (h.flags & PacketHeader::kSharedRef) {
           uint32_t shared;
           std::memcpy(&shared, stream.payload(offset), sizeof shared);
-          auto [it, inserted] = sharedBody_.try_emplace(shared, 0);
-          if (inserted) {
-            it->second = body(c, stream, shared);
-            c.sharedBodies.push_back(it->second);
+          // The slot holds the whole offset, so any bits may pick it: those above the packets' alignment.
+          SharedSlot& slot = recentShared_[(shared / 8) % recentShared_.size()];
+          if (slot.offsetPlusOne == shared + 1) {
+            linkBody = slot.body;
+          } else {
+            auto [it, inserted] = sharedBody_.try_emplace(shared, 0);
+            if (inserted) {
+              it->second = body(c, stream, shared);
+              c.sharedBodies.push_back(it->second);
+            }
+            linkBody = it->second;
+            slot = {shared + 1, linkBody};
           }
-          linkBody = it->second;
         } else {
           linkBody = body(c, stream, offset);
         }

@@ -14,6 +14,7 @@
 
 #include <flatbuffers/flatbuffers.h>
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -91,10 +92,18 @@ class FrameGatherer {
   struct TagKeyHash {
     size_t operator()(const TagKey& k) const;
   };
-  std::vector<uint32_t> commandSize_;                        // by command id
-  std::vector<uint32_t> payloadOffset_, auxOffset_;          // per body: where its bytes are in the arena
-  std::unordered_map<uint32_t, uint32_t> sharedBody_;        // stream offset of a shared packet -> body
-  std::unordered_map<const char*, uint32_t> literalString_;  // __FILE__ / __func__ pointer -> string
+  std::vector<uint32_t> commandSize_;                  // by command id
+  std::vector<uint32_t> payloadOffset_, auxOffset_;    // per body: where its bytes are in the arena
+  std::unordered_map<uint32_t, uint32_t> sharedBody_;  // stream offset of a shared packet -> body
+  // In front of sharedBody_: the last shared packets seen, by their offset's low bits. A bucket shares a
+  // few packets (a pipeline bind per recording thread and pipeline) across every chain, so nearly every
+  // link finds its packet here instead of hashing (100k links a frame in stress). Entries hold offset + 1
+  // (0: empty).
+  struct SharedSlot {
+    uint32_t offsetPlusOne = 0, body = 0;
+  };
+  std::array<SharedSlot, 16> recentShared_{};
+  std::unordered_map<const char*, uint32_t> literalString_;       // __FILE__ / __func__ pointer -> string
   std::unordered_map<std::string_view, uint32_t> messageString_;  // views into the stream being read
   std::unordered_map<TagKey, uint32_t, TagKeyHash> tagIndex_;
 };
