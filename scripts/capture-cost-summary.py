@@ -3,7 +3,9 @@
 of reel-sample's mean frame time and of its median kick-to-kick interval (the steady frame time), each
 against the same statistic of the runs without a capture, the capture's render-thread waits, its encode
 threads' CPU, and the whole process's CPU per frame (every thread; where the run logged it) with what it
-adds to the runs without a capture.
+adds to the runs without a capture. A capture variant NAME_SUFFIX is set against off_SUFFIX where there is
+one (a capture with REEL_RENDER_WORKERS=8 against the app alone with 8), every other variant (the app
+alone beside a load, off_spin1, included) against off.
 Usage: capture-cost-summary.py OUT"""
 import collections
 import pathlib
@@ -39,12 +41,17 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_
     if (scene, variant) not in order:
         order.append((scene, variant))
 
-print("| scene | variant | runs | mean ms/frame | vs off | steady ms/frame | vs off | render-thread waits "
-      "(median run) | encode CPU ms/frame | process CPU ms/frame | vs off |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| scene | variant | against | runs | mean ms/frame | vs it | steady ms/frame | vs it | render-thread waits "
+      "(median run) | encode CPU ms/frame | process CPU ms/frame | vs it |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for scene, variant in order:
     r = runs[(scene, variant)]
-    off = runs.get((scene, "off"))  # every variant against the app alone
+    base = "off"  # the app alone, or alone with the variant's own settings (off_SUFFIX)
+    if "_" in variant and not variant.startswith("off"):
+        suffixed = "off_" + variant.split("_", 1)[1]
+        if (scene, suffixed) in runs:
+            base = suffixed
+    off = runs.get((scene, base))
     mean = statistics.median(x[0] for x in r)
     steady = statistics.median(x[1] for x in r)
     waits = statistics.median(x[2] for x in r)
@@ -67,5 +74,6 @@ for scene, variant in order:
         off_process = [x[5] for x in off or [] if x[5] is not None]
         if off_process and variant != "off":
             added = f"{process_ms - statistics.median(off_process):+.2f} ms"
-    print(f"| {scene} | {variant} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
+    against = "" if variant == "off" else base
+    print(f"| {scene} | {variant} | {against} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
           f"{waits_text} | {cpu_text} | {process_text} | {added} |")

@@ -121,11 +121,11 @@ struct CaptureOptions {
   // docs/measurements/h100-2026-11-27m-capture-cost); one without.
   uint32_t maxEncodeFrames = 0;
   uint64_t maxEncodeBytes = 256ull << 20;
-  // The scheduling priority of the capture's threads (encode, writer and compression threads: it
-  // replaces compression.threadPriority). Background lets the app's own threads have a busy core first,
-  // for an app that keeps every core busy. Normal by default: on the H100 host, whose app left cores
-  // idle, background lowered no capture's cost and raised cubes' by 3% in two calls out of two
-  // (docs/measurements/h100-2026-11-27k-priority, h100-2026-11-27l-capture-cost).
+  // The scheduling priority of the capture's threads (encode, writer and compression threads, named
+  // reel-cap-encode, reel-cap-writer and reel-compress; it replaces compression.threadPriority).
+  // Background lets the app's own threads have a busy core first, for an app that keeps every core
+  // busy. Normal by default: on the H100 host background lowered no capture's cost and SCHED_IDLE raised
+  // stress's (docs/measurements/h100-2026-11-27k-priority, h100-2026-11-27r-priority).
   ThreadPriority threadPriority = ThreadPriority::Normal;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
