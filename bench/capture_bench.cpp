@@ -5,6 +5,7 @@
 //
 //   build/release/bench/reel_capture_bench                       # everything
 //   build/release/bench/reel_capture_bench --benchmark_filter=Compression
+//   build/release/bench/reel_capture_bench --benchmark_filter=GatherEncode --benchmark_repetitions=3
 //
 // Timing on a shared 2-core VM: the render and recording threads are measured in thread CPU time
 // (CLOCK_THREAD_CPUTIME_ID), so that time spent descheduled while the writer thread runs on the same
@@ -32,6 +33,7 @@
 #include "reel/runtime/null_device.h"
 #include "reel/runtime/renderer.h"
 #include "reel/schema/messages.h"
+#include "reel/trace/frame_encoding.h"
 #include "reel/trace/reader.h"
 
 namespace reel {
@@ -133,7 +135,7 @@ class TimedDevice final : public Device {
     lastFrameNs.store(threadCpuNs() - frameStartNs, std::memory_order_release);
   }
   void waitIdle() override {}
-#define REEL_COMMAND(Name, Semantics, ...)                                \
+#define REEL_COMMAND(Name, Semantics, ...)                            \
   void execute(const cmd::Name& p, const PacketContext& c) override { \
     inner_.execute(p, c);                                             \
   }
@@ -271,6 +273,72 @@ void BM_CaptureOverhead(benchmark::State& state) {
   std::filesystem::remove(tempPath("overhead.reel"));
 }
 BENCHMARK(BM_CaptureOverhead)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+
+// The encode threads' two steps on their own, per packet of the stress-like frame: gathering a leased
+// frame's columns out of its streams, and encoding its message predicted from the two frames before
+// (FrameGatherer, FrameEncoder, as the capture's encode threads run them). Thread CPU time of those
+// calls alone, inside the observer call while the frame's streams are held; many frames, so that the
+// figures hold still on a noisy machine.
+class GatherEncodeTimer final : public FrameObserver {
+ public:
+  void onFrame(const FrameView& view) override {
+    sources_.clear();
+    for (size_t i = 0; i < view.buckets.size(); ++i) {
+      const FrameBucketView& b = view.buckets[i];
+      sources_.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
+    }
+    const trace::FrameSource source{view.frame, view.sortedOrderHash, view.requests, sources_};
+    const uint32_t slot = (newest_ + 1) % 3;
+    const uint64_t t0 = threadCpuNs();
+    if (auto ok = gatherer_.gather(source, frames_[slot]); !ok) {
+      error = ok.error().message;
+      return;
+    }
+    const uint64_t t1 = threadCpuNs();
+    const auto message = encoder_.encode(frames_[slot], seen_ >= 1 ? &frames_[newest_] : nullptr,
+                                         seen_ >= 2 ? &frames_[(newest_ + 2) % 3] : nullptr);
+    const uint64_t t2 = threadCpuNs();
+    newest_ = slot;
+    ++seen_;
+    if (seen_ > 2) {  // the first two encode without (all of) their prediction
+      gatherNs += t1 - t0;
+      encodeNs += t2 - t1;
+      packets += frames_[slot].counts.packets;
+      messageBytes += message.size();
+      ++frames;
+    }
+  }
+  uint64_t gatherNs = 0, encodeNs = 0, packets = 0, messageBytes = 0, frames = 0;
+  std::string error;
+
+ private:
+  trace::FrameGatherer gatherer_;
+  trace::FrameEncoder encoder_;
+  trace::GatheredFrame frames_[3];
+  std::vector<trace::BucketSource> sources_;
+  uint32_t newest_ = 2;
+  uint64_t seen_ = 0;
+};
+
+void BM_GatherEncode(benchmark::State& state) {
+  NullDevice device;
+  Renderer renderer(device, {.framesInFlight = 2});
+  StressScene scene(renderer);
+  GatherEncodeTimer timer;
+  const ObserverRegistration registration = renderer.addObserver(timer);
+  for (auto _ : state) {
+    scene.record(renderer.recordingFrame());
+    renderer.kick();
+  }
+  renderer.flushAndWait();
+  if (!timer.error.empty()) state.SkipWithError(timer.error.c_str());
+  const double packets = double(timer.packets);
+  state.counters["gather_ns_per_packet"] = double(timer.gatherNs) / packets;
+  state.counters["encode_ns_per_packet"] = double(timer.encodeNs) / packets;
+  state.counters["message_bytes_per_packet"] = double(timer.messageBytes) / packets;
+  state.counters["frames"] = double(timer.frames);
+}
+BENCHMARK(BM_GatherEncode)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 
 // The writer flat out: frames kicked as fast as the render thread takes them, so the writer is the
 // bottleneck. MB/s of raw packets (keys, payloads, aux data) per second of writer-thread CPU, at the
