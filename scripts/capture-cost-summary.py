@@ -25,7 +25,7 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_
         print(f"{path}: no frame time", file=sys.stderr)
         continue
     waits = re.search(r"render thread waited (\d+) times \(([\d.]+) ms", text)
-    cpu = re.search(r"\(([\d.]+) ms CPU a frame\)", text)
+    cpu = re.search(r"\(([\d.]+) ms CPU a frame[;)]", text)
     gfxr = "gfxr file" in text
     frames = re.search(r"reel-sample: \S+, (\d+) frames in", text)
     process = re.search(r"process cpu: user ([\d.]+) s, sys ([\d.]+) s", text)

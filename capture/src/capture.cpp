@@ -309,6 +309,7 @@ CaptureStats Capture::stats() const {
   stats.fileBytes = file.fileBytes();
   stats.chunks = file.chunks();
   stats.framesOnDisk = file.framesOnDisk();
+  stats.compressCpuNs = file.compressionThreadsCpuNs();
   return stats;
 }
 
@@ -775,11 +776,12 @@ void Capture::State::updateFileStats() {
   stats.framesOnDisk = file->framesOnDisk();
   stats.compressWaits = file->compressWaits();
   stats.compressWaitNs = file->compressWaitNs();
+  stats.compressCpuNs = file->compressionThreadsCpuNs();
   stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
 }
 
 std::string Capture::State::summary() const {
-  char line[640];
+  char line[1024];
   char frames[64] = "no frames";
   if (stats.framesWritten > 0) {
     std::snprintf(frames, sizeof frames, "frames %llu-%llu", static_cast<unsigned long long>(first),
@@ -797,6 +799,12 @@ std::string Capture::State::summary() const {
                   static_cast<unsigned long long>(stats.lastWaitFrame),
                   static_cast<unsigned long long>(stats.renderWaitsForGathering));
   }
+  auto perFrame = [&](uint64_t ns) {
+    return stats.framesWritten ? double(ns) / 1e6 / double(stats.framesWritten) : 0.0;
+  };
+  // Every capture thread's CPU: the writer's own holds the encoding where there are no encode threads.
+  const uint64_t allThreadsNs =
+      stats.writerCpuNs + (stats.encodeThreads > 0 ? stats.encodeCpuNs : 0) + stats.compressCpuNs;
   if (!stats.error.empty()) {
     std::snprintf(line, sizeof line, "reel capture: %s: failed after %llu frames: %s", options.path.c_str(),
                   static_cast<unsigned long long>(stats.framesWritten), stats.error.c_str());
@@ -805,15 +813,13 @@ std::string Capture::State::summary() const {
         line, sizeof line,
         "reel capture: %s (%llu) to %s: %.1f MiB in %.1f MiB (%.1fx), %llu resources, "
         "%llu key frames (%.2f ms), render thread waited %llu times (%.2f ms%s), %llu frames dropped, "
-        "encoded on %s at %s (%.2f ms CPU a frame) [%s]",
+        "encoded on %s at %s (%.2f ms CPU a frame; %.2f ms with compressing and writing) [%s]",
         frames, static_cast<unsigned long long>(stats.framesWritten), options.path.c_str(),
         double(stats.messageBytes) / 1048576.0, double(stats.fileBytes) / 1048576.0, ratio,
         static_cast<unsigned long long>(stats.resources), static_cast<unsigned long long>(stats.keyFrames),
         double(stats.keyFrameNs) / 1e6, static_cast<unsigned long long>(stats.renderWaits),
         double(stats.renderWaitNs) / 1e6, waitFrames, static_cast<unsigned long long>(stats.framesDropped),
-        threads, priority.c_str(),
-        stats.framesWritten ? double(stats.encodeCpuNs) / 1e6 / double(stats.framesWritten) : 0.0,
-        endReason.c_str());
+        threads, priority.c_str(), perFrame(stats.encodeCpuNs), perFrame(allThreadsNs), endReason.c_str());
   }
   return line;
 }

@@ -9,7 +9,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <regex>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "reel/capture/capture.h"
 #include "reel/runtime/null_device.h"
@@ -172,6 +175,42 @@ TEST(ParallelEncode, SeveralEncodeThreadsWriteTheBytesOneWrites) {
   for (size_t i = 0; i < messagesA.size(); ++i)
     EXPECT_TRUE(messagesA[i] == messagesB[i]) << "frame message " << i;
   expectEveryFrameInOrderAsWitnessed(four.path, b.frames);
+}
+
+// The summary gives the encode threads' CPU a frame and every capture thread's: the compression threads'
+// time counts there only when there are compression threads (without them the writer compresses, in
+// its own time, which is counted once).
+TEST(ParallelEncode, TheSummaryCountsEveryCaptureThreadsCpuOnce) {
+  TempDir dir;
+  auto summaryOf = [&](uint32_t compressionThreads, capture::CaptureStats& stats) {
+    CaptureOptions o = options(dir.path("cpu" + std::to_string(compressionThreads) + ".reel"));
+    o.encodeThreads = 2;
+    o.compression.threads = compressionThreads;
+    std::string line;
+    o.log = [&](std::string_view l) { line = l; };
+    stats = captureAlternating(o, 30, 800, 800).stats;
+    return line;
+  };
+  auto figures = [](const std::string& line) {
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(
+        line, m, std::regex(R"(\(([\d.]+) ms CPU a frame; ([\d.]+) ms with compressing and writing\))")))
+        << line;
+    return m.size() == 3 ? std::pair{std::stod(m[1]), std::stod(m[2])} : std::pair{-1.0, -1.0};
+  };
+  capture::CaptureStats threaded, inline_;
+  const auto [encode, all] = figures(summaryOf(2, threaded));
+  EXPECT_GT(threaded.compressCpuNs, 0u) << "2 compression threads compressed 30 frames";
+  const double frames = double(threaded.framesWritten);
+  EXPECT_NEAR(
+      all, double(threaded.writerCpuNs + threaded.encodeCpuNs + threaded.compressCpuNs) / 1e6 / frames, 0.01);
+  EXPECT_NEAR(encode, double(threaded.encodeCpuNs) / 1e6 / frames, 0.01);
+  EXPECT_GT(all, encode);
+  const auto [encodeInline, allInline] = figures(summaryOf(0, inline_));
+  EXPECT_EQ(inline_.compressCpuNs, 0u) << "no compression threads: the writer's own time";
+  EXPECT_NEAR(allInline,
+              double(inline_.writerCpuNs + inline_.encodeCpuNs) / 1e6 / double(inline_.framesWritten), 0.01);
+  EXPECT_GE(allInline, encodeInline);
 }
 
 // A chunk closes where the plan said (by frame count here), so predicted frames never cross a chunk;

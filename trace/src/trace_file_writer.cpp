@@ -20,6 +20,7 @@
 #include <thread>
 #include <utility>
 
+#include "reel/runtime/cpu_time.h"
 #include "reel/schema/checksum.h"
 #include "reel/schema/compression.h"
 #include "reel/schema/messages.h"
@@ -159,6 +160,7 @@ struct TraceFileWriter::Impl {
   std::atomic<uint64_t> framesWritten{0};
   std::atomic<uint64_t> waits{0};
   std::atomic<uint64_t> waitNs{0};
+  std::atomic<uint64_t> workerCpuNs{0};  // the compression threads', in compress()
 };
 
 Result<TraceFileWriter> TraceFileWriter::create(const std::string& path, const CompressionSettings& settings,
@@ -195,6 +197,9 @@ uint64_t TraceFileWriter::chunks() const {
 }
 uint64_t TraceFileWriter::framesOnDisk() const {
   return impl_->framesWritten.load();
+}
+uint64_t TraceFileWriter::compressionThreadsCpuNs() const {
+  return impl_->workerCpuNs.load();
 }
 uint64_t TraceFileWriter::messageBytes() const {
   return impl_->rawBytes.load();
@@ -255,7 +260,9 @@ void TraceFileWriter::Impl::workerLoop(schema::ChunkCompressor& own) {
       spareCompressed.pop_back();
     }
     lock.unlock();
+    const std::chrono::nanoseconds cpu0 = threadCpuTime();
     compress(own, *job);
+    workerCpuNs += static_cast<uint64_t>((threadCpuTime() - cpu0).count());
     lock.lock();
     job->done = true;
     writeFinished(lock);

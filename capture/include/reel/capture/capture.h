@@ -166,6 +166,7 @@ struct CaptureStats {
   uint64_t writerCpuNs = 0;  // CPU time of the writer thread
   uint32_t encodeThreads = 0;
   uint64_t encodeCpuNs = 0;         // CPU time gathering and encoding frames (the encode threads')
+  uint64_t compressCpuNs = 0;       // CPU time of the compression threads (TraceFileWriter)
   uint64_t framesReencoded = 0;     // encoded again by the writer thread: the chunk plan guessed wrong
   uint64_t framesEncodedEarly = 0;  // encoded before the frame before them (the file still gets them after)
   uint64_t peakFramesInFlight = 0;  // taken from the renderer and not yet appended, at most

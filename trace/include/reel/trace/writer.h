@@ -228,6 +228,9 @@ class TraceFileWriter {
   uint64_t messageBytes() const;   // uncompressed bytes of every message, padding included
   uint64_t compressWaits() const;  // closes that waited for maxPendingBytes to drain
   uint64_t compressWaitNs() const;
+  // CPU time the compression threads spent on chunks (0 without them: the appending thread compresses,
+  // in its own time).
+  uint64_t compressionThreadsCpuNs() const;
 
   struct Impl;
 
