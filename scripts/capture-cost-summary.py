@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The table of scripts/device-capture-cost.sh's runs: per scene and variant, the medians over the runs
 of reel-sample's mean frame time and of its median kick-to-kick interval (the steady frame time), each
-against the same statistic of the runs without a capture, the capture's render-thread waits, its encode
-threads' CPU, and the whole process's CPU per frame (every thread; where the run logged it) with what it
-adds to the runs without a capture. A capture variant NAME_SUFFIX is set against off_SUFFIX where there is
-one (a capture with REEL_RENDER_WORKERS=8 against the app alone with 8), every other variant (the app
-alone beside a load, off_spin1, included) against off.
+against the same statistic of the runs without a capture; the capture's render-thread waits, its encode
+threads' CPU and all its threads' (where the summary line gives it); the whole process's CPU per frame
+(every thread; where the run logged it) and what it adds to the runs without a capture. A capture
+variant NAME_SUFFIX is set against off_SUFFIX where there is one (a capture with REEL_RENDER_WORKERS=8
+against the app alone with 8), every other variant (the app alone beside a load, off_spin1, included)
+against off.
 Usage: capture-cost-summary.py OUT"""
 import collections
 import pathlib
@@ -14,7 +15,8 @@ import statistics
 import sys
 
 out = pathlib.Path(sys.argv[1])
-runs = collections.defaultdict(list)  # (scene, variant) -> [(mean, median, waits, wait_ms, cpu, process)]
+# (scene, variant) -> [(mean, median, waits, wait_ms, encode cpu, process cpu, capture threads' cpu)]
+runs = collections.defaultdict(list)
 order = []
 for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_")[2].startswith("off"), p.name)):
     scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
@@ -26,6 +28,7 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_
         continue
     waits = re.search(r"render thread waited (\d+) times \(([\d.]+) ms", text)
     cpu = re.search(r"\(([\d.]+) ms CPU a frame[;)]", text)
+    threads = re.search(r"; ([\d.]+) ms with compressing and writing\)", text)
     gfxr = "gfxr file" in text
     frames = re.search(r"reel-sample: \S+, (\d+) frames in", text)
     process = re.search(r"process cpu: user ([\d.]+) s, sys ([\d.]+) s", text)
@@ -37,13 +40,14 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_
     runs[(scene, variant)].append((float(mean.group(1)), float(frame.group(1)),
                                    int(waits.group(1)) if waits else 0,
                                    float(waits.group(2)) if waits else 0.0,
-                                   float(cpu.group(1)) if cpu else 0.0, process_ms))
+                                   float(cpu.group(1)) if cpu else 0.0, process_ms,
+                                   float(threads.group(1)) if threads else None))
     if (scene, variant) not in order:
         order.append((scene, variant))
 
 print("| scene | variant | against | runs | mean ms/frame | vs it | steady ms/frame | vs it | render-thread waits "
-      "(median run) | encode CPU ms/frame | process CPU ms/frame | vs it |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "(median run) | encode CPU ms/frame | capture threads CPU ms/frame | process CPU ms/frame | vs it |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for scene, variant in order:
     r = runs[(scene, variant)]
     base = "off"  # the app alone, or alone with the variant's own settings (off_SUFFIX)
@@ -66,6 +70,8 @@ for scene, variant in order:
 
     waits_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{waits:g} ({wait_ms:.1f} ms)"
     cpu_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{cpu:.2f}"
+    all_threads = [x[6] for x in r if x[6] is not None]
+    threads_text = f"{statistics.median(all_threads):.2f}" if all_threads else ""
     process = [x[5] for x in r if x[5] is not None]
     process_text = added = ""
     if process:
@@ -76,4 +82,4 @@ for scene, variant in order:
             added = f"{process_ms - statistics.median(off_process):+.2f} ms"
     against = "" if variant == "off" else base
     print(f"| {scene} | {variant} | {against} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
-          f"{waits_text} | {cpu_text} | {process_text} | {added} |")
+          f"{waits_text} | {cpu_text} | {threads_text} | {process_text} | {added} |")
