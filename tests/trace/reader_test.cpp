@@ -282,7 +282,7 @@ TEST(ShuffleTest, ShuffleLaysOutThePlanesTheFormatDefines) {
 // sizes, more elements than a block, both predictors; a layout off the word grid is refused untouched.
 TEST(ShuffleTest, BlocksOfResidualsShuffleAsTheWholeColumnDoes) {
   using schema::Predictor;
-  const uint32_t block = schema::ColumnGroups::kBlockElements;
+  const uint32_t block = schema::kShuffleBlockElements;
   // (command id, size, count): sizes that are multiples of 4, counts around the block size.
   const std::vector<std::tuple<uint64_t, uint32_t, uint32_t>> layout = {
       {3, 56, block * 2 + 17}, {7, 16, 1}, {9, 4, block}, {11, 72, block + 1}, {12, 8, 5}};

@@ -469,9 +469,8 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
       schema::residuals(chosen, x.data() + offset, pa.data() + offset, twoBack ? twoBack + offset : nullptr,
                         bytes, word, block);
     };
-    constexpr uint32_t kBlock = schema::ColumnGroups::kBlockElements;
     if (groups) {
-      block_.resize(size_t{kBlock} * groups->largestElement());
+      block_.resize(size_t{schema::kShuffleBlockElements} * groups->largestElement());
       if (groups->shuffleGroupsFrom(fill, word, block_.data(), to)) return vector;
       // Groups off the word grid (aux bytes of odd sizes): the residuals of the whole column first.
       residual_.resize(x.size());
@@ -479,13 +478,8 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
       shuffleWhole(residual_.data());
       return vector;
     }
-    const size_t count = x.size() / sizeof(uint64_t);
-    block_.resize(size_t{kBlock} * sizeof(uint64_t));
-    for (size_t first = 0; first < count; first += kBlock) {
-      const size_t n = std::min<size_t>(kBlock, count - first);
-      fill(first * sizeof(uint64_t), n * sizeof(uint64_t), block_.data());
-      schema::shuffleRows(block_.data(), n, sizeof(uint64_t), to + first, count);
-    }
+    block_.resize(size_t{schema::kShuffleBlockElements} * sizeof(uint64_t));
+    schema::shuffleBlocksFrom(fill, 0, x.size() / sizeof(uint64_t), sizeof(uint64_t), block_.data(), to);
     return vector;
   };
   auto keyBytes = [](const GatheredBucket* g) {

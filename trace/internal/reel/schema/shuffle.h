@@ -20,6 +20,20 @@ namespace reel::schema {
 void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
 // The same for n elements of a longer column: plane b starts at out + b * stride.
 void shuffleRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride);
+
+// shuffleBytes of n elements of `size` bytes made a block of kShuffleBlockElements at a time:
+// fill(offset, bytes, block) writes the elements' bytes [offset, offset + bytes), counted from `first`
+// (the elements' place in a longer grouped column), to `block`, which is then shuffled into the planes
+// at `out` (n bytes apart). What a block holds stays in the core's cache between the two steps.
+inline constexpr uint32_t kShuffleBlockElements = 256;
+template <typename Fill>
+void shuffleBlocksFrom(Fill&& fill, uint64_t first, size_t n, uint32_t size, uint8_t* block, uint8_t* out) {
+  for (size_t at = 0; at < n; at += kShuffleBlockElements) {
+    const size_t count = std::min<size_t>(kShuffleBlockElements, n - at);
+    fill(first + at * size, count * size, block);
+    shuffleRows(block, count, size, out + at, n);
+  }
+}
 void unshuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
 
 class ColumnGroups {
@@ -66,24 +80,19 @@ class ColumnGroups {
   void shuffleGroups(const uint8_t* grouped, uint8_t* column) const;
   // shuffleGroups from bytes made a block at a time: fill(offset, bytes, block) writes the grouped
   // column's bytes [offset, offset + bytes) to `block`, which shuffleGroupsFrom then shuffles into
-  // `column`. A predicted column's residuals so go from the frames they are computed from into the
-  // message through a block that stays in the core's cache, instead of through a column of their own.
-  // Blocks start at multiples of `word` bytes and end at one or at the column's end, so that word-wise
-  // residuals come out as for the whole column; false (nothing written) where the groups' layout does
-  // not allow that. `block` holds kBlockElements elements of the largest group.
-  static constexpr uint32_t kBlockElements = 256;
+  // `column` (shuffleBlocksFrom, group by group). A predicted column's residuals so go from the frames
+  // they are computed from into the message through a block that stays in the core's cache, instead of
+  // through a column of their own. Blocks start at multiples of `word` bytes and end at one or at the
+  // column's end, so that word-wise residuals come out as for the whole column; false (nothing written)
+  // where the groups' layout does not allow that. `block` holds kShuffleBlockElements elements of the
+  // largest group.
   template <typename Fill>
   bool shuffleGroupsFrom(Fill&& fill, uint32_t word, uint8_t* block, uint8_t* column) const {
     for (const Group& g : groups_) {
       if (g.offset % word != 0) return false;
     }
-    for (const Group& g : groups_) {
-      for (uint32_t first = 0; first < g.count; first += kBlockElements) {
-        const uint32_t n = std::min(kBlockElements, g.count - first);
-        fill(g.offset + uint64_t{first} * g.size, uint64_t{n} * g.size, block);
-        shuffleRows(block, n, g.size, column + g.offset + first, g.count);
-      }
-    }
+    for (const Group& g : groups_)
+      shuffleBlocksFrom(fill, g.offset, g.count, g.size, block, column + g.offset);
     return true;
   }
   uint32_t largestElement() const {
