@@ -31,8 +31,6 @@ using detail::SnapshotResource;
 
 namespace {
 
-constexpr uint32_t kDefaultEncodeFrames = 64;  // CaptureOptions::maxEncodeFrames
-
 uint64_t nanosecondsSince(std::chrono::steady_clock::time_point start) {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
@@ -452,7 +450,7 @@ void Capture::onFrame(const FrameView& view) {
 
 uint32_t Capture::State::maxFrames() const {
   if (options.maxEncodeFrames) return options.maxEncodeFrames;
-  return encodeThreadCount ? std::max(kDefaultEncodeFrames, encodeThreadCount) : 1;
+  return encodeThreadCount ? std::max(kDefaultMaxEncodeFrames, encodeThreadCount) : 1;
 }
 
 bool Capture::State::full() const {

@@ -429,8 +429,8 @@ TEST(Capture, AWriterFallingBehindMakesTheRenderThreadWaitAndDropsNothing) {
       received.insert(received.end(), buffer, buffer + n);
     }
   });
-  // More frames than the capture holds on their way to the file (64 by default) and leased.
-  constexpr uint64_t kFrames = 80;
+  // More frames than the capture holds on their way to the file by default and leased.
+  constexpr uint64_t kFrames = reel::capture::kDefaultMaxEncodeFrames + 16;
   for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
   ASSERT_TRUE(capture->finish());
   drain.join();

@@ -237,9 +237,9 @@ TEST(TraceWriter, DroppedFramesKeepTheirRequestsAndAreMarked) {
   Witness witness;
   const ObserverRegistration watching = renderer.addObserver(witness);
 
-  // More than the frames the capture holds on their way to the file (maxEncodeFrames' default, 64) and
-  // the renderer lets it keep leased.
-  constexpr uint64_t kFrames = 80;
+  // More than the frames the capture holds on their way to the file (maxEncodeFrames' default) and the
+  // renderer lets it keep leased.
+  constexpr uint64_t kFrames = reel::capture::kDefaultMaxEncodeFrames + 16;
   for (uint64_t f = 0; f < kFrames; ++f) scene.frame();
   renderer.flushAndWait();
   const capture::CaptureStats during = capture.value()->stats();
