@@ -83,3 +83,31 @@ for scene, variant in order:
     against = "" if variant == "off" else base
     print(f"| {scene} | {variant} | {against} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
           f"{waits_text} | {cpu_text} | {threads_text} | {process_text} | {added} |")
+
+# With SAMPLE_ARGS=--stats the runs carry the app thread's and the render thread's phases (medians a
+# frame): which side of the frame a capture (or a load) slows down.
+phases = collections.defaultdict(list)  # (scene, variant) -> [{phase: ms}]
+for path in out.glob("run_*_*_*.txt"):
+    scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
+    text = path.read_text()
+    app = re.search(r'"app_thread_ms_median": \{"record": ([\d.]+), "kick": ([\d.]+)\}', text)
+    render = re.search(r'"render_thread_phase_ms_median": \{([^}]*)\}', text)
+    if not app or not render:
+        continue
+    row = {"record": float(app.group(1)), "kick": float(app.group(2))}
+    row.update({k: float(v) for k, v in re.findall(r'"(\w+)": ([\d.]+)', render.group(1))})
+    phases[(scene, variant)].append(row)
+if phases:
+    names = list(next(iter(phases.values()))[0].keys())
+    print()
+    print("Medians over the runs of each run's median a frame, ms: the app thread's recording and kick, the "
+          "render thread's phases (FramePhase).")
+    print()
+    print("| scene | variant | runs | " + " | ".join(names) + " |")
+    print("|---|---|---|" + "---|" * len(names))
+    for scene, variant in order:
+        rows = phases.get((scene, variant))
+        if not rows:
+            continue
+        cells = " | ".join(f"{statistics.median(r[n] for r in rows):.3f}" for n in names)
+        print(f"| {scene} | {variant} | {len(rows)} | {cells} |")

@@ -21,6 +21,7 @@ source "$(dirname "$0")/device-env.sh"
 reps=${REPS:-5}
 scenes=${SCENES:-cubes stress}
 variants=${VARIANTS:-off normal=REEL_CAPTURE_PRIORITY=normal background=REEL_CAPTURE_PRIORITY=background idle=REEL_CAPTURE_PRIORITY=idle background_2x2=REEL_CAPTURE_PRIORITY=background,REEL_CAPTURE_ENCODE_THREADS=2,REEL_CAPTURE_COMPRESS_THREADS=2}
+sample_args=${SAMPLE_ARGS:-}  # e.g. --stats: the app's and the render thread's phases, medians a frame
 frames_of() { [ "$1" = stress ] && echo "${STRESS_FRAMES:-100}" || echo "${FRAMES:-1000}"; }
 
 log "machine"
@@ -49,8 +50,8 @@ for scene in $scenes; do
       done
       # The process's CPU time (every thread: the app's, the renderer's, the capture's) on a line of its own.
       { TIMEFORMAT="process cpu: user %U s, sys %S s"
-        time env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) 2>&1 |
-          grep -E "ms/frame|reel capture:"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
+        time env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) $sample_args 2>&1 |
+          grep -E "ms/frame|reel capture:|_ms_median"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
       [ ${#load[@]} -gt 0 ] && kill "${load[@]}" 2>/dev/null && wait "${load[@]}" 2>/dev/null
       [ -f "$out/cap.gfxr" ] && echo "gfxr file $(stat -c %s "$out/cap.gfxr") bytes" >> "$out/run_${scene}_${name}_$rep.txt"
       rm -f "$out/cap.reel" "$out/cap.gfxr"

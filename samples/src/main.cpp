@@ -2,6 +2,7 @@
 //
 //   reel-sample --scene cubes --frames 60 --out out/   ->  out/frame_0.png ... out/frame_59.png
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -25,9 +26,28 @@ bool parseRange(const std::string& text, uint64_t& first, uint64_t& last) {
   return first <= last;
 }
 
+// The median of values[skip..]; 0 when there are none.
+double medianFrom(std::vector<double> values, size_t skip) {
+  if (values.size() <= skip) return 0.0;
+  values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(skip));
+  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 void printStats(const reel::samples::RunResult& r) {
   // Steady state: the first frames compile pipelines and fill caches.
   const size_t skip = r.timings.size() > 4 ? 2 : 0;
+  // Where a frame's time goes, phase by phase, as medians over the frames: which side slows down when
+  // something else (a capture, another process) takes cores.
+  std::string phases;
+  for (size_t p = 0; p < reel::kFramePhaseCount; ++p) {
+    std::vector<double> wall;
+    for (const reel::FrameTiming& t : r.timings) wall.push_back(double(t.wall[p].count()) / 1e6);
+    phases += std::string(phases.empty() ? "" : ", ") + "\"" +
+              reel::framePhaseName(static_cast<reel::FramePhase>(p)) +
+              "\": " + std::to_string(medianFrom(std::move(wall), skip));
+  }
   double sort = 0, translate = 0, submit = 0, packets = 0;
   for (size_t i = skip; i < r.timings.size(); ++i) {
     const reel::FrameTiming& t = r.timings[i];
@@ -42,6 +62,8 @@ void printStats(const reel::samples::RunResult& r) {
   std::printf(
       "{\"device\": \"%s\", \"frames\": %llu, \"seconds\": %.4f, \"ms_per_frame\": %.3f, "
       "\"median_frame_ms\": %.4f,\n"
+      " \"app_thread_ms_median\": {\"record\": %.4f, \"kick\": %.4f},\n"
+      " \"render_thread_phase_ms_median\": {%s},\n"
       " \"measured_frames\": %.0f, \"packets_per_frame\": %.1f,\n"
       " \"render_thread_us_per_frame\": {\"sort\": %.1f, \"translate\": %.1f, \"submit\": %.1f},\n"
       " \"render_thread_ns_per_packet\": {\"sort\": %.2f, \"translate\": %.2f, \"submit\": %.2f},\n"
@@ -53,9 +75,10 @@ void printStats(const reel::samples::RunResult& r) {
       " \"queues\": %u, \"compute_submits\": %llu,"
       " \"transfer_submits\": %llu, \"queue_waits\": %llu, \"wait_splits\": %llu}}\n",
       r.device.name.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
-      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs, n, n > 0 ? packets / n : 0.0,
-      n > 0 ? sort / n / 1e3 : 0.0, n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0,
-      sort * perPacket, translate * perPacket, submit * perPacket, static_cast<unsigned long long>(s.draws),
+      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs, medianFrom(r.recordMs, skip),
+      medianFrom(r.kickMs, skip), phases.c_str(), n, n > 0 ? packets / n : 0.0, n > 0 ? sort / n / 1e3 : 0.0,
+      n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0, sort * perPacket,
+      translate * perPacket, submit * perPacket, static_cast<unsigned long long>(s.draws),
       static_cast<unsigned long long>(s.dispatches), static_cast<unsigned long long>(s.pipelineBinds),
       static_cast<unsigned long long>(s.descriptorPushes),
       static_cast<unsigned long long>(s.pushConstantCalls),

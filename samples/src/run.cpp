@@ -276,6 +276,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
           }
         }
       }
+      const auto recordStart = std::chrono::steady_clock::now();
       const uint64_t frame = renderer.recordingFrame();
       FrameRecorder recorder(frame, resources, main, workers, pool);
       scene->declarePasses(recorder);
@@ -296,9 +297,14 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
           ++result.imagesDelivered;
         });
       }
+      const auto kickStart = std::chrono::steady_clock::now();
       renderer.kick();
       ++result.frames;
       const auto now = std::chrono::steady_clock::now();
+      if (o.collectTimings) {
+        result.recordMs.push_back(std::chrono::duration<double, std::milli>(kickStart - recordStart).count());
+        result.kickMs.push_back(std::chrono::duration<double, std::milli>(now - kickStart).count());
+      }
       if (n > 0 && intervalsMs.size() < RunResult::kMaxFrameIntervals)
         intervalsMs.push_back(std::chrono::duration<double, std::milli>(now - lastKick).count());
       lastKick = now;

@@ -61,6 +61,9 @@ struct RunResult {
   std::vector<std::string> errors;  // what the device reported (the first 1000)
   size_t errorCount = 0;
   std::vector<FrameTiming> timings;  // the renderer's phases of every frame, when collectTimings
+  // When collectTimings, the app thread's side of every frame: recording it (the scene on the recording
+  // threads, declared passes, the HUD) and kicking it (which waits while every frame slot is in flight).
+  std::vector<double> recordMs, kickMs;
   uint64_t imagesDelivered = 0;
   uint64_t presents = 0, swapchainRecreations = 0;  // windowed
   std::vector<std::string> imageErrors;             // readbacks that failed

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "reel/runtime/frame_timing.h"
 #include "reel/trace/reader.h"
 
 namespace reel::testing {
@@ -123,6 +124,30 @@ TEST_F(ReelSampleEnvironment, TheSummaryAndStatsGiveTheMedianFrameTime) {
   const std::string stats = run("", "--stats", 0, /*stdoutOnly=*/true);
   ASSERT_TRUE(std::regex_search(stats, m, std::regex(R"("median_frame_ms": ([0-9.]+))"))) << stats;
   EXPECT_GT(std::stod(m[1]), 0.0) << stats;
+}
+
+// --stats also says where a frame's time goes (what the capture-cost script sets side by side): the app
+// thread's recording and kick, and every phase of the render thread, as medians a frame. The app records
+// something in every frame and the render thread translates it, so those two cannot be zero.
+TEST_F(ReelSampleEnvironment, StatsGiveTheAppThreadsAndEveryRenderThreadPhasesMedians) {
+  const std::string stats = run("", "--stats", 0, /*stdoutOnly=*/true);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      stats, m, std::regex(R"("app_thread_ms_median": \{"record": ([0-9.]+), "kick": ([0-9.]+)\})")))
+      << stats;
+  EXPECT_GT(std::stod(m[1]), 0.0) << stats;
+  ASSERT_TRUE(std::regex_search(stats, m, std::regex(R"("render_thread_phase_ms_median": \{([^}]*)\})")))
+      << stats;
+  const std::string phases = m[1];
+  for (size_t p = 0; p < kFramePhaseCount; ++p) {
+    const std::string name = framePhaseName(static_cast<FramePhase>(p));
+    std::smatch value;
+    ASSERT_TRUE(std::regex_search(phases, value, std::regex("\"" + name + "\": ([0-9.]+)"))) << name << "\n"
+                                                                                             << stats;
+    if (name == "translate") {
+      EXPECT_GT(std::stod(value[1]), 0.0) << stats;
+    }
+  }
 }
 
 }  // namespace
