@@ -100,16 +100,6 @@ struct Capture::State {
   CaptureStats stats;
   std::thread writer;
 
-  // ---- yielding to the renderer's workers (CaptureOptions::yieldToRenderer) ----
-  BackgroundGate* gate = nullptr;  // the renderer's; null: the capture never pauses
-  // Whether the capture is far enough ahead to pause at the gate: refreshMayPause(), under the mutex,
-  // wherever what it reads changes; read without the lock at every pause point.
-  std::atomic<bool> mayPause{false};
-  std::atomic<uint64_t> pauses{0}, pauseNs{0};  // pause points that found the gate closed, and their wait
-  std::atomic<uint64_t> pausesSkipped{0};       // ...that found it closed while the capture was behind
-  void refreshMayPause();
-  void pausePoint();
-
   // ---- frames between the renderer and the file ----
   // A frame's columns, gathered out of its streams; `users` counts the jobs (and the planner) that read
   // it: its own job, the one or two after it that predict from it. Under the mutex.
@@ -195,10 +185,6 @@ struct Capture::State {
 Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptions options) {
   if (options.path.empty()) return fail("capture: no output path");
   auto state = std::make_unique<State>();
-  if (options.yieldToRenderer) {
-    state->gate = &renderer.backgroundGate();
-    options.compression.pausePoint = [s = state.get()] { s->pausePoint(); };
-  }
   const uint64_t next = renderer.recordingFrame();
   state->first = options.firstFrame == kNextFrame ? next : std::max(options.firstFrame, next);
   if (options.lastFrame != kNoLastFrame) {
@@ -297,7 +283,6 @@ void Capture::finishForShutdown(const char* reason) {
     if (s.endReason.empty()) s.endReason = reason;
     s.shutdown = true;
     s.closed = true;
-    s.refreshMayPause();
   }
   s.workReady.notify_all();
   s.claimable.notify_all();
@@ -323,9 +308,6 @@ CaptureStats Capture::stats() const {
   stats.chunks = file.chunks();
   stats.framesOnDisk = file.framesOnDisk();
   stats.compressCpuNs = file.compressionThreadsCpuNs();
-  stats.pauses = state_->pauses.load();
-  stats.pausesSkipped = state_->pausesSkipped.load();
-  stats.pauseNs = state_->pauseNs.load();
   return stats;
 }
 
@@ -418,7 +400,6 @@ void Capture::onFrame(const FrameView& view) {
     s.markers.erase(s.markers.begin(), it);
     ++s.stats.framesCaptured;
     ++s.stats.framesDropped;
-    s.refreshMayPause();
     lock.unlock();
     s.claimable.notify_one();
     s.workReady.notify_one();
@@ -460,7 +441,6 @@ void Capture::onFrame(const FrameView& view) {
   s.markers.erase(s.markers.begin(), it);
   s.queued.push_back(slot);
   ++s.stats.framesCaptured;
-  s.refreshMayPause();
   lock.unlock();
   s.claimable.notify_one();
   s.workReady.notify_one();
@@ -515,14 +495,12 @@ Capture::State::Job& Capture::State::take() {
   job->gathered->users = 1;
   if (spareEncoders.empty()) {
     spareEncoders.push_back(encoderPool.emplace_back(std::make_unique<trace::FrameEncoder>()).get());
-    if (gate) spareEncoders.back()->setPausePoint([this] { pausePoint(); });
   }
   job->encoder = spareEncoders.back();
   spareEncoders.pop_back();
   bytesInFlight += job->reservedBytes;
   jobs.push_back(std::move(job));
   stats.peakFramesInFlight = std::max<uint64_t>(stats.peakFramesInFlight, jobs.size());
-  refreshMayPause();
   return *jobs.back();
 }
 
@@ -551,14 +529,12 @@ void Capture::State::runJob(std::unique_lock<std::mutex>& lock, Job& job, trace:
   if (job.ticket != UINT32_MAX) {
     freeTickets.push_back(job.ticket);
     job.ticket = UINT32_MAX;
-    refreshMayPause();
     spaceFreed.notify_one();
   }
   if (!read) job.error = options.path + ": " + read.error().message;
   bytesInFlight = bytesInFlight - job.reservedBytes + gathered.frame.gatheredBytes;
   job.reservedBytes = gathered.frame.gatheredBytes;
   stats.peakBytesInFlight = std::max(stats.peakBytesInFlight, bytesInFlight);
-  refreshMayPause();
   // Planned in frame order: each frame's plan follows from the one before.
   planned.wait(lock, [&] { return jobsPlanned + 1 == job.seq || stopEncoding; });
   if (stopEncoding) {
@@ -586,7 +562,6 @@ void Capture::State::runJob(std::unique_lock<std::mutex>& lock, Job& job, trace:
     bytesInFlight += message;
     job.reservedBytes += message;
     stats.peakBytesInFlight = std::max(stats.peakBytesInFlight, bytesInFlight);
-    refreshMayPause();
   }
   // Finished before the frame before it (still in `jobs`, from its front on): the writer waits.
   const uint64_t position = job.seq - jobs.front()->seq;
@@ -657,38 +632,12 @@ void Capture::State::endJob(Job& job) {
     freeTickets.push_back(job.ticket);
     job.ticket = UINT32_MAX;
   }
-  refreshMayPause();
   spaceFreed.notify_all();
   claimable.notify_all();
 }
 
-void Capture::State::refreshMayPause() {
-  // Far enough ahead: at most one frame still leased (the renderer lets observers keep
-  // kMaxObserverRetainedFrames, past which its frame end waits), and the frames and bytes on their way to
-  // the file at most half their bounds. Behind that, the capture runs flat out until it catches up, so
-  // that yielding never becomes a render-thread wait.
-  const size_t leased = tickets.size() - freeTickets.size();
-  mayPause.store(gate != nullptr && !shutdown && leased + 1 < tickets.size() &&
-                     queued.size() + dropped.size() + jobs.size() <= maxFrames() / 2 &&
-                     bytesInFlight <= options.maxEncodeBytes / 4 * 3,
-                 std::memory_order_relaxed);
-}
-
-void Capture::State::pausePoint() {
-  if (gate->isOpen()) return;
-  if (!mayPause.load(std::memory_order_relaxed)) {
-    pausesSkipped.fetch_add(1, std::memory_order_relaxed);
-    return;
-  }
-  const auto began = std::chrono::steady_clock::now();
-  gate->pause();
-  pauses.fetch_add(1, std::memory_order_relaxed);
-  pauseNs.fetch_add(nanosecondsSince(began), std::memory_order_relaxed);
-}
-
 void Capture::State::encodeLoop() {
   trace::FrameGatherer gatherer;
-  if (gate) gatherer.setPausePoint([this] { pausePoint(); });
   std::unique_lock lock(mutex);
   for (;;) {
     claimable.wait(lock, [&] { return stopEncoding || canTake(); });
@@ -826,9 +775,6 @@ void Capture::State::updateFileStats() {
   stats.compressWaits = file->compressWaits();
   stats.compressWaitNs = file->compressWaitNs();
   stats.compressCpuNs = file->compressionThreadsCpuNs();
-  stats.pauses = pauses.load();
-  stats.pausesSkipped = pausesSkipped.load();
-  stats.pauseNs = pauseNs.load();
   stats.writerCpuNs = static_cast<uint64_t>(threadCpuTime().count());
 }
 
@@ -844,15 +790,6 @@ std::string Capture::State::summary() const {
   if (stats.encodeThreads > 0) std::snprintf(threads, sizeof threads, "%u threads", stats.encodeThreads);
   std::string priority = std::string(threadPriorityName(options.threadPriority)) + " priority";
   if (!priorityError.empty()) priority = "normal priority (" + priority + " refused: " + priorityError + ")";
-  if (options.yieldToRenderer) {
-    char yielded[128];
-    std::snprintf(yielded, sizeof yielded,
-                  ", paused %llu times for the render workers (%llu more while behind; %.2f ms a frame)",
-                  static_cast<unsigned long long>(stats.pauses),
-                  static_cast<unsigned long long>(stats.pausesSkipped),
-                  stats.framesWritten ? double(stats.pauseNs) / 1e6 / double(stats.framesWritten) : 0.0);
-    priority += yielded;
-  }
   char waitFrames[96] = "";
   if (stats.renderWaits > 0) {
     std::snprintf(waitFrames, sizeof waitFrames, ", frames %llu-%llu, %llu for gathering",
@@ -889,10 +826,6 @@ void Capture::State::writerLoop() {
   trace::MessageEncoder builder;
   trace::FrameEncoder again;      // frames whose chunk the plan guessed wrong
   trace::FrameGatherer gatherer;  // no encode threads: this thread takes the frames itself
-  if (gate) {
-    again.setPausePoint([this] { pausePoint(); });
-    gatherer.setPausePoint([this] { pausePoint(); });
-  }
   Result<void> status;
   {
     const uint32_t threads = options.encodeThreads == kAutoEncodeThreads

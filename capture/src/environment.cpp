@@ -72,11 +72,6 @@ Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, Capt
     if (!parsed) return fail("REEL_CAPTURE_PRIORITY='", priority, "': expected normal, background or idle");
     options.threadPriority = *parsed;
   }
-  if (const char* yield = std::getenv("REEL_CAPTURE_YIELD"); yield && *yield) {
-    const std::string_view text = yield;
-    if (text != "0" && text != "1") return fail("REEL_CAPTURE_YIELD='", text, "': expected 0 or 1");
-    options.yieldToRenderer = text == "1";
-  }
   if (!options.log) {
     options.log = [](std::string_view line) {
       std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());

@@ -565,9 +565,6 @@ void Renderer::applyGraph(const FrameGraph& graph, bool stopped) {
 
 uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing,
                                  bool merge, DrawCounts& draws, bool graph) {
-  // Closed from the sweep to the join: the phase whose jobs want every core. (The parallel sort leaves
-  // it open: its passes are memory-bound, and the capture needs the time.)
-  const BackgroundGate::Closed closed(&backgroundGate_);
   clock.enter(FramePhase::Sweep);
   FrameGraphBuilder builder;
   if (graph) builder = graphBuilder();

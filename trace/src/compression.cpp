@@ -4,7 +4,6 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
-#include <algorithm>
 #include <utility>
 
 #include "reel/runtime/cpu_time.h"
@@ -62,37 +61,8 @@ Result<void> ChunkCompressor::compressFrame(const void* data, size_t size, std::
     scratch_.reset(new uint8_t[bound]);  // uninitialised: zstd writes what is read back
     scratchBytes_ = bound;
   }
-  size_t n;
-  if (!settings_.pausePoint || size <= trace::CompressionSettings::kPausePieceBytes) {
-    n = ZSTD_compress2(cctx_.get(), scratch_.get(), scratchBytes_, data, size);
-  } else {
-    // The same frame a piece at a time, pausing in between; the pledged size puts the content size in
-    // its header as ZSTD_compress2 does.
-    if (auto r = zstdCheck(ZSTD_CCtx_setPledgedSrcSize(cctx_.get(), size), "pledged size"); !r) return r;
-    ZSTD_outBuffer sink{scratch_.get(), scratchBytes_, 0};
-    const auto* bytes = static_cast<const uint8_t*>(data);
-    for (size_t done = 0; done < size;) {
-      settings_.pausePoint();
-      const size_t piece = std::min(size - done, trace::CompressionSettings::kPausePieceBytes);
-      ZSTD_inBuffer in{bytes + done, piece, 0};
-      const ZSTD_EndDirective mode = done + piece == size ? ZSTD_e_end : ZSTD_e_continue;
-      size_t remaining;
-      do {
-        remaining = ZSTD_compressStream2(cctx_.get(), &sink, &in, mode);
-        if (auto r = zstdCheck(remaining, "compression"); !r) {
-          ZSTD_CCtx_reset(cctx_.get(), ZSTD_reset_session_only);
-          return r;
-        }
-        // The bound leaves room for all of it: zstd stops early only when the output is full.
-        if (sink.pos == sink.size && (in.pos < in.size || (mode == ZSTD_e_end && remaining != 0))) {
-          ZSTD_CCtx_reset(cctx_.get(), ZSTD_reset_session_only);
-          return fail("zstd compression: output larger than its bound");
-        }
-      } while (in.pos < in.size || (mode == ZSTD_e_end && remaining != 0));
-      done += piece;
-    }
-    n = sink.pos;
-  }
+  const size_t n = ZSTD_compress2(cctx_.get(), scratch_.get(), scratchBytes_, data, size);
+  if (auto r = zstdCheck(n, "compression"); !r) return r;
   out.insert(out.end(), scratch_.get(), scratch_.get() + n);
   ++stats_.frames;
   stats_.rawBytes += size;

@@ -322,7 +322,6 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   bool anyPass = false;
   // Keys in the order the render thread merges them: block by block, each block front to back.
   for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
-    if (pause_) pause_();
     const KeyEntry* entries = stream.keyBlock(block);
     for (uint32_t i = 0, n = stream.keyBlockFill(block); i < n; ++i) {
       c.keys.push_back(entries[i].key);
@@ -451,7 +450,6 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
                     std::span<const uint8_t> pb, uint32_t word,
                     const schema::ColumnGroups* groups) -> Offset<Vector<uint8_t>> {
     if (x.empty()) return 0;
-    if (pause_) pause_();
     uint8_t* to = nullptr;
     const auto vector = fbb_.CreateUninitializedVector(x.size(), 1, &to);
     // A column without groups is the keys: one group of 8-byte elements.
@@ -467,12 +465,7 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
     const Predictor chosen = schema::choosePredictor(x.data(), pa.data(), twoBack, x.size(), word);
     out.predictors = schema::withPredictor(out.predictors, which, chosen);
     depthUsed_ = std::max(depthUsed_, chosen == Predictor::Linear ? 2u : 1u);
-    uint32_t blocksSincePause = 0;
     auto fill = [&](uint64_t offset, uint64_t bytes, uint8_t* block) {
-      if (pause_ && ++blocksSincePause == kBlocksBetweenPauses) {
-        pause_();
-        blocksSincePause = 0;
-      }
       schema::residuals(chosen, x.data() + offset, pa.data() + offset, twoBack ? twoBack + offset : nullptr,
                         bytes, word, block);
     };

@@ -354,19 +354,7 @@ Result<void> TraceFileWriter::append(std::span<const uint8_t> message, MessageKi
   s.messages.push_back(Impl::MessageEntry{frame, s.chunksClosed, static_cast<uint32_t>(s.raw.size()),
                                           static_cast<uint32_t>(message.size()), static_cast<uint8_t>(kind)});
   const uint64_t padding = schema::alignMessage(uint64_t{message.size()}) - message.size();
-  if (!s.settings.pausePoint) {
-    s.raw.insert(s.raw.end(), message.begin(), message.end());
-  } else {
-    const size_t need = s.raw.size() + message.size() + padding;
-    if (s.raw.capacity() < need) s.raw.reserve(std::max(need, s.raw.capacity() * 2));  // as insert grows
-    for (size_t done = 0; done < message.size();) {
-      const size_t piece = std::min(message.size() - done, CompressionSettings::kPausePieceBytes * 4);
-      s.raw.insert(s.raw.end(), message.begin() + static_cast<std::ptrdiff_t>(done),
-                   message.begin() + static_cast<std::ptrdiff_t>(done + piece));
-      done += piece;
-      if (done < message.size()) s.settings.pausePoint();
-    }
-  }
+  s.raw.insert(s.raw.end(), message.begin(), message.end());
   s.raw.insert(s.raw.end(), kZeros, kZeros + padding);
   s.rawBytes += message.size() + padding;
   if (kind == MessageKind::Frame) ++s.chunkFrames;

@@ -129,13 +129,6 @@ struct CaptureOptions {
   // busy. Normal by default: on the H100 host background lowered no capture's cost and SCHED_IDLE raised
   // stress's (docs/measurements/h100-2026-11-27k-priority, h100-2026-11-27r-priority).
   ThreadPriority threadPriority = ThreadPriority::Normal;
-  // The capture's threads pause between small pieces of their work (a block of keys gathered, a block
-  // of a column encoded, 256 KiB compressed or 1 MiB appended) while the renderer's workers translate or
-  // sort a frame together (Renderer::backgroundGate), and work in the frame's serial phases, when those
-  // workers idle: a renderer that goes wide on every core loses no core to the capture in its wide
-  // phases. The capture stops pausing while it is behind (a second frame leased, or half of
-  // maxEncodeFrames or maxEncodeBytes taken), so pausing never makes the render thread wait.
-  bool yieldToRenderer = true;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
   // Called once, on the capture's writer thread, when a write fails and the capture stops: the message
@@ -180,9 +173,6 @@ struct CaptureStats {
   uint64_t framesEncodedEarly = 0;  // encoded before the frame before them (the file still gets them after)
   uint64_t peakFramesInFlight = 0;  // taken from the renderer and not yet appended, at most
   uint64_t peakBytesInFlight = 0;   // their gathered columns' bytes, at most
-  uint64_t pauses = 0;              // pause points that waited for the render workers (yieldToRenderer)
-  uint64_t pauseNs = 0;             // the time they waited, all threads together
-  uint64_t pausesSkipped = 0;  // pause points that found the workers running while the capture was behind
   bool finished = false;
   std::string error;  // the first write error; the capture stopped there
 };

@@ -13,8 +13,6 @@
 //                                   the writer thread
 //   REEL_CAPTURE_PRIORITY=idle      the capture threads' priority (CaptureOptions::threadPriority):
 //                                   normal, background or idle
-//   REEL_CAPTURE_YIELD=0            the capture threads keep working while the render workers run
-//                                   (CaptureOptions::yieldToRenderer); "1": they pause, the default
 //
 // Without that call the variables do nothing: the runtime cannot start a capture itself, since it must
 // not depend on capture (ARCHITECTURE.md: runtime <- capture, one way). A hook in RendererConfig (a

@@ -35,7 +35,6 @@
 #include <vector>
 
 #include "reel/runtime/abi.h"
-#include "reel/runtime/background_gate.h"
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/device.h"
 #include "reel/runtime/frame.h"
@@ -156,9 +155,6 @@ class Renderer {
 
   ResourceContext& resources() { return resources_; }
   Device& device() { return device_; }
-  // Closed while the render workers translate a frame together (background_gate.h): threads that work
-  // beside the renderer (a capture's) pause at it, any thread.
-  BackgroundGate& backgroundGate() { return backgroundGate_; }
 
   // Kick thread. Adds `observer` after those already registered: it sees every frame kicked from now on
   // (FrameObserver), until the registration ends. Adding one never replaces another; an observer is
@@ -285,7 +281,6 @@ class Renderer {
   std::vector<uint32_t> deferredDestroys_;
   LiveResources live_;
   uint32_t workers_ = 1;
-  BackgroundGate backgroundGate_;
   size_t minJobKeys_ = 0;  // translation_jobs.h: kMinJobKeys unless REEL_RENDER_JOB_KEYS says otherwise
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<JobPlanner> planner_;

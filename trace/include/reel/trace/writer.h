@@ -35,7 +35,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -88,13 +87,8 @@ struct CompressionSettings {
   // Frames encode what did not change since the previous frame of their chunk as residuals (trace.fbs,
   // Bucket.predictor; format 1.3). False writes every frame whole, as format 1.2 did.
   bool predictFrames = true;
-  // Called between pieces of the writer's work (every kPausePieceBytes of a chunk compressed or of a
-  // message appended), on the thread doing it, with no lock held: a capture pauses there while the
-  // renderer's workers want every core (reel/runtime/background_gate.h). Empty: no pauses.
-  std::function<void()> pausePoint = {};
 
   static constexpr uint32_t kAutoThreads = UINT32_MAX;
-  static constexpr size_t kPausePieceBytes = 256u << 10;
 };
 
 // ---- what the encoder is given ----

@@ -16,7 +16,6 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -79,9 +78,6 @@ struct GatheredFrame {
 class FrameGatherer {
  public:
   Result<void> gather(const FrameSource& source, GatheredFrame& out);
-  // Called between pieces of a gather (each block of a bucket's keys), with no lock held: where a
-  // capture pauses for the renderer's workers (CompressionSettings::pausePoint). Empty: none.
-  void setPausePoint(std::function<void()> pause) { pause_ = std::move(pause); }
 
  private:
   void bucket(const BucketSource& source, GatheredBucket& out);
@@ -110,7 +106,6 @@ class FrameGatherer {
   std::unordered_map<const char*, uint32_t> literalString_;       // __FILE__ / __func__ pointer -> string
   std::unordered_map<std::string_view, uint32_t> messageString_;  // views into the stream being read
   std::unordered_map<TagKey, uint32_t, TagKeyHash> tagIndex_;
-  std::function<void()> pause_;
 };
 
 // Each bucket's `retained` (its stream's epoch unchanged since the last frame that had the bucket);
@@ -128,10 +123,6 @@ class FrameEncoder {
   // How many of the frames given to the last encode() its columns used (0, 1 or 2): the chunk must reach
   // that far back for the message to decode.
   uint32_t depthUsed() const { return depthUsed_; }
-  // Called between pieces of an encode (each column, and every kBlocksBetweenPauses blocks of a predicted
-  // one), as FrameGatherer's. Empty: none.
-  void setPausePoint(std::function<void()> pause) { pause_ = std::move(pause); }
-  static constexpr uint32_t kBlocksBetweenPauses = 64;
   std::span<const uint8_t> message() const { return {fbb_.GetBufferPointer(), fbb_.GetSize()}; }
 
  private:
@@ -147,7 +138,6 @@ class FrameEncoder {
   std::vector<uint8_t> residual_;  // a whole column's residuals, where blocks cannot be used
   std::vector<uint8_t> block_;     // one block of them (ColumnGroups::shuffleGroupsFrom)
   uint32_t depthUsed_ = 0;
-  std::function<void()> pause_;
 };
 
 }  // namespace reel::trace
