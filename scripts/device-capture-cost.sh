@@ -16,6 +16,7 @@
 # BIN=DIR runs DIR/reel-sample instead of BIN's (another version, built from an earlier commit), and
 # GFXR=DIR captures with GFXReconstruct's layer instead of reel (DIR: Debian's gfxreconstruct package
 # unpacked, as scripts/capture-benchmarks.sh takes it; the file's size is added to the run's file).
+# SAMPLE_ARGS goes to every reel-sample run: --stats adds the app's and the render thread's phases.
 set -uo pipefail
 source "$(dirname "$0")/device-env.sh"
 reps=${REPS:-5}
