@@ -2,7 +2,6 @@
 //
 //   reel-sample --scene cubes --frames 60 --out out/   ->  out/frame_0.png ... out/frame_59.png
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -26,18 +25,14 @@ bool parseRange(const std::string& text, uint64_t& first, uint64_t& last) {
   return first <= last;
 }
 
-// The median of values[skip..]; 0 when there are none.
-double medianFrom(std::vector<double> values, size_t skip) {
-  if (values.size() <= skip) return 0.0;
-  values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(skip));
-  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
-}
-
 void printStats(const reel::samples::RunResult& r) {
   // Steady state: the first frames compile pipelines and fill caches.
   const size_t skip = r.timings.size() > 4 ? 2 : 0;
+  auto steadyMedian = [skip](const std::vector<double>& values) {
+    return reel::samples::medianOf(values.size() > skip
+                                       ? std::vector<double>(values.begin() + skip, values.end())
+                                       : std::vector<double>());
+  };
   // Where a frame's time goes, phase by phase, as medians over the frames: which side slows down when
   // something else (a capture, another process) takes cores.
   std::string phases;
@@ -46,7 +41,7 @@ void printStats(const reel::samples::RunResult& r) {
     for (const reel::FrameTiming& t : r.timings) wall.push_back(double(t.wall[p].count()) / 1e6);
     phases += std::string(phases.empty() ? "" : ", ") + "\"" +
               reel::framePhaseName(static_cast<reel::FramePhase>(p)) +
-              "\": " + std::to_string(medianFrom(std::move(wall), skip));
+              "\": " + std::to_string(steadyMedian(wall));
   }
   double sort = 0, translate = 0, submit = 0, packets = 0;
   for (size_t i = skip; i < r.timings.size(); ++i) {
@@ -75,8 +70,8 @@ void printStats(const reel::samples::RunResult& r) {
       " \"queues\": %u, \"compute_submits\": %llu,"
       " \"transfer_submits\": %llu, \"queue_waits\": %llu, \"wait_splits\": %llu}}\n",
       r.device.name.c_str(), static_cast<unsigned long long>(r.frames), r.seconds,
-      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs, medianFrom(r.recordMs, skip),
-      medianFrom(r.kickMs, skip), phases.c_str(), n, n > 0 ? packets / n : 0.0, n > 0 ? sort / n / 1e3 : 0.0,
+      r.frames ? r.seconds * 1000.0 / double(r.frames) : 0.0, r.medianFrameMs, steadyMedian(r.recordMs),
+      steadyMedian(r.kickMs), phases.c_str(), n, n > 0 ? packets / n : 0.0, n > 0 ? sort / n / 1e3 : 0.0,
       n > 0 ? translate / n / 1e3 : 0.0, n > 0 ? submit / n / 1e3 : 0.0, sort * perPacket,
       translate * perPacket, submit * perPacket, static_cast<unsigned long long>(s.draws),
       static_cast<unsigned long long>(s.dispatches), static_cast<unsigned long long>(s.pipelineBinds),

@@ -120,6 +120,13 @@ void recordHud(CommandBucket<DrawKey>& main, PassId pass, const Assets& assets, 
 
 }  // namespace
 
+double medianOf(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
   std::unique_ptr<Scene> scene = makeScene(o.scene);
   if (!scene) {
@@ -311,11 +318,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     }
     renderer.flushAndWait();
     result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!intervalsMs.empty()) {
-      auto middle = intervalsMs.begin() + static_cast<std::ptrdiff_t>(intervalsMs.size() / 2);
-      std::nth_element(intervalsMs.begin(), middle, intervalsMs.end());
-      result.medianFrameMs = *middle;
-    }
+    result.medianFrameMs = medianOf(std::move(intervalsMs));
     for (std::unique_ptr<capture::Capture>* c : {&*capture, &hotkeyCapture}) {
       if (!*c) continue;
       if (auto finished = (*c)->finish(); !finished) result.captureErrors.push_back(finished.error().message);

@@ -75,6 +75,9 @@ struct RunResult {
 // Called on a writer thread, frame by frame in order.
 using ImageSink = std::function<void(uint64_t frame, image::Image&& image)>;
 
+// The median the sample reports of its per-frame times: the upper one of an even count; 0 for none.
+double medianOf(std::vector<double> values);
+
 // Fails (with a message fit for a user) when the scene is unknown or no device or window could be had.
 // Problems while rendering are not failures: they are in RunResult::errors.
 Result<RunResult> runSample(const RunOptions& options, const ImageSink& sink);
