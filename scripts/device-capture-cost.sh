@@ -13,6 +13,7 @@
 # VARIANTS (default below) lists name=ENV,ENV...; "off" and names starting "off" capture nothing. Two
 # settings are the script's own: SPIN=N runs N busy loops beside the app (what other CPU work on the host
 # costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it),
+# IDLE_SPIN=N and IDLE_COPY=N run them under SCHED_IDLE (chrt --idle: only on cores nothing else wants),
 # BIN=DIR runs DIR/reel-sample instead of BIN's (another version, built from an earlier commit), and
 # GFXR=DIR captures with GFXReconstruct's layer instead of reel (DIR: Debian's gfxreconstruct package
 # unpacked, as scripts/capture-benchmarks.sh takes it; the file's size is added to the run's file).
@@ -46,6 +47,8 @@ for scene in $scenes; do
           SPIN=*) for _ in $(seq 1 "${e#SPIN=}"); do sh -c 'while :; do :; done' & load+=($!); done ;;
           BIN=*) sample="$(cd "${e#BIN=}" && pwd)/reel-sample" ;;
           COPY=*) for _ in $(seq 1 "${e#COPY=}"); do dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & load+=($!); done ;;
+          IDLE_SPIN=*) for _ in $(seq 1 "${e#IDLE_SPIN=}"); do chrt --idle 0 sh -c 'while :; do :; done' & load+=($!); done ;;
+          IDLE_COPY=*) for _ in $(seq 1 "${e#IDLE_COPY=}"); do chrt --idle 0 dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & load+=($!); done ;;
           *) envs+=("$e") ;;
         esac
       done

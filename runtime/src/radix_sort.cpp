@@ -1,11 +1,11 @@
 #include "reel/runtime/radix_sort.h"
 
 #include <algorithm>
-#include <barrier>
 #include <cstring>
 #include <iterator>
 #include <utility>
 
+#include "reel/runtime/phase_barrier.h"
 #include "reel/runtime/worker_pool.h"
 
 namespace reel {
@@ -113,7 +113,7 @@ int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> ma
   // pool per pass (every run() wakes each worker through a condition variable). Thread t owns the
   // contiguous input range [n*t/T, n*(t+1)/T) of every pass, so that the scatter, which places range t's
   // entries of a digit after ranges 0..t-1's, keeps the sort stable exactly as the serial pass does.
-  std::barrier barrier(static_cast<std::ptrdiff_t>(threads));
+  PhaseBarrier barrier(threads);
   int passes = 0;
   pool_->run(threads, [&](uint32_t t) {
     const size_t lo = n * t / threads, hi = n * (t + 1) / threads;
@@ -121,7 +121,7 @@ int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> ma
     uint64_t varying = 0;
     for (size_t i = lo; i < hi; ++i) varying |= entries[i].key ^ first;
     varying_[t] = varying;
-    barrier.arrive_and_wait();
+    barrier.arriveAndWait();
     varying = 0;
     for (const uint64_t v : varying_) varying |= v;
     int shifts[kMaxDigits];
@@ -135,7 +135,7 @@ int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> ma
     auto pass = [&](uint32_t buckets, auto digitOf, bool skipUniform) {
       std::fill(mine, mine + buckets, 0u);
       for (size_t i = lo; i < hi; ++i) ++mine[digitOf(from[i])];
-      barrier.arrive_and_wait();
+      barrier.arriveAndWait();
       // This thread's first position for each digit: every entry of a smaller digit, then the entries
       // of this digit in the ranges before this one.
       uint32_t offsets[kBuckets];
@@ -153,14 +153,14 @@ int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> ma
       if (skipUniform && largest == n) {
         // Every thread sees the same counts, so all skip together; the barrier keeps the counts alive
         // until each has read them.
-        barrier.arrive_and_wait();
+        barrier.arriveAndWait();
         return false;
       }
       for (size_t i = lo; i < hi; ++i) {
         const SortEntry e = from[i];
         to[offsets[digitOf(e)]++] = e;
       }
-      barrier.arrive_and_wait();
+      barrier.arriveAndWait();
       std::swap(from, to);
       return true;
     };
