@@ -125,9 +125,10 @@ struct CaptureOptions {
   uint64_t maxEncodeBytes = 256ull << 20;
   // The scheduling priority of the capture's threads (encode, writer and compression threads, named
   // reel-cap-encode, reel-cap-writer and reel-compress; it replaces compression.threadPriority).
-  // Background lets the app's own threads have a busy core first, for an app that keeps every core
-  // busy. Normal by default: on the H100 host background lowered no capture's cost and SCHED_IDLE raised
-  // stress's (docs/measurements/h100-2026-11-27k-priority, h100-2026-11-27r-priority).
+  // Idle (SCHED_IDLE) runs them only on cores the app's threads leave free: on the H100 host it costs a
+  // stress frame about a third of what normal priority does (docs/measurements/h100-2026-11-27z-priority).
+  // Normal by default because idle threads get no CPU at all while any other thread, of this process or
+  // another, wants every core: a capture behind holds the app back (WhenBehind) until a core frees up.
   ThreadPriority threadPriority = ThreadPriority::Normal;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished

@@ -56,11 +56,13 @@ class Device;
 inline constexpr uint32_t kMaxFramesInFlight = 4;
 // Frames whose streams a FrameObserver may keep after onFrame returns (frame.h). Every bucket and the
 // resource context hold that many spare streams (created only when needed), so kick() always finds a
-// free one while an observer reads retained frames on another thread. Three: a capture copies a
-// frame's streams out on its own threads, and on the H100 host a `stress` frame's copy (about 15 ms)
-// outlasts the frame (about 12), so with two the render thread still waited for the copies now and then
-// (docs/measurements/h100-2026-11-27o-capture-cost, "for gathering").
-inline constexpr uint32_t kMaxObserverRetainedFrames = 3;
+// free one while an observer reads retained frames on another thread. Six: a capture copies a frame's
+// streams out on its own threads, and on the H100 host a `stress` frame's copy (10 to 15 ms of CPU)
+// outlasts the frame (about 10 ms); at idle priority (SCHED_IDLE) the copies get only the cores the app
+// leaves free, and with three retained frames the render thread waited for them 3 to 6 times in a
+// 100-frame capture, with six 0 to 2 (docs/measurements/h100-2026-11-27z-priority, "for gathering"). A spare
+// stream takes memory only once a frame was recorded into it.
+inline constexpr uint32_t kMaxObserverRetainedFrames = 6;
 
 // Precedes every packet's payload in a bucket arena. Offsets are arena-relative; 0 means none (the
 // arena's first 8 bytes are never handed out).
