@@ -224,6 +224,30 @@ BENCHMARK(BM_RadixSortParallel)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The parallel sort with its threads spinning `spin` microseconds at each pass's barrier before they sleep
+// (PhaseBarrier), in one run: what spinning saves against sleeping at once, and what it costs where the
+// passes are long (1M keys) and the spinning threads take the core from other work.
+void BM_RadixSortBarrierSpin(benchmark::State& state) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const auto threads = static_cast<uint32_t>(state.range(1));
+  const std::chrono::microseconds spin(state.range(2));
+  const std::vector<SortEntry> input = drawLikeKeys(n);
+  std::vector<SortEntry> work(n);
+  WorkerPool pool(threads);
+  RadixSorter sorter(&pool, 0, RadixSorter::kMinKeysPerThread, spin);
+  double parallel = 0;
+  for (auto _ : state) {
+    work = input;
+    parallel += timeIt([&] { sorter.sort(work); });
+    benchmark::DoNotOptimize(work.data());
+  }
+  state.counters["sorter_ms"] = parallel / static_cast<double>(state.iterations()) * 1e3;
+}
+BENCHMARK(BM_RadixSortBarrierSpin)
+    ->ArgsProduct({{131'072, 1'000'000}, {8, 16}, {0, 20, 100}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 // Cost of kick() when the render thread keeps up (target <= 5 us). The app does some work between
 // kicks, as a frame would, so that the ring never fills and only the handoff itself is timed. A kick
 // to an idle render thread must wake it: the same run times a bare condition-variable wake-up of a

@@ -113,7 +113,7 @@ int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> ma
   // pool per pass (every run() wakes each worker through a condition variable). Thread t owns the
   // contiguous input range [n*t/T, n*(t+1)/T) of every pass, so that the scatter, which places range t's
   // entries of a digit after ranges 0..t-1's, keeps the sort stable exactly as the serial pass does.
-  PhaseBarrier barrier(threads);
+  PhaseBarrier barrier(threads, barrierSpin_);
   int passes = 0;
   pool_->run(threads, [&](uint32_t t) {
     const size_t lo = n * t / threads, hi = n * (t + 1) / threads;

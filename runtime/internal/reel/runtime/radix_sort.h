@@ -3,10 +3,12 @@
 // payloads. Six 11-bit digit passes at most; a pass whose digit is the same in every key is skipped (the
 // histograms of all digits are built in one read). Equal keys keep their input order.
 
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "reel/runtime/phase_barrier.h"
 #include "reel/runtime/sort_entry.h"
 
 namespace reel {
@@ -63,10 +65,16 @@ class RadixSorter {
   // A thread's range at least: fewer threads for a frame just above the threshold.
   static constexpr size_t kMinKeysPerThread = 16384;
 
-  // `pool` may be null (always serial). Tests make small inputs go parallel with the other two.
+  // `pool` may be null (always serial). Tests make small inputs go parallel with the next two;
+  // `barrierSpin` is how long a thread that finished a pass spins before it sleeps (PhaseBarrier), a
+  // benchmark's parameter.
   explicit RadixSorter(WorkerPool* pool, size_t parallelMinKeys = kParallelMinKeys,
-                       size_t minKeysPerThread = kMinKeysPerThread)
-      : pool_(pool), parallelMinKeys_(parallelMinKeys), minKeysPerThread_(minKeysPerThread) {}
+                       size_t minKeysPerThread = kMinKeysPerThread,
+                       std::chrono::microseconds barrierSpin = PhaseBarrier::kDefaultSpin)
+      : pool_(pool),
+        parallelMinKeys_(parallelMinKeys),
+        minKeysPerThread_(minKeysPerThread),
+        barrierSpin_(barrierSpin) {}
   // One caller at a time (the render thread); the pool must be free. As radixSort.
   int sort(std::span<SortEntry> entries, std::span<const uint32_t> majorBySequence = {});
 
@@ -74,6 +82,7 @@ class RadixSorter {
   WorkerPool* pool_;
   size_t parallelMinKeys_;
   size_t minKeysPerThread_;
+  std::chrono::microseconds barrierSpin_;
   std::vector<SortEntry> scratch_;
   std::vector<uint32_t> counts_;   // per thread, one histogram
   std::vector<uint64_t> varying_;  // per thread
