@@ -126,7 +126,8 @@ struct CaptureOptions {
   // The scheduling priority of the capture's threads (encode, writer and compression threads, named
   // reel-cap-encode, reel-cap-writer and reel-compress; it replaces compression.threadPriority).
   // Idle (SCHED_IDLE) runs them only on cores the app's threads leave free: on the H100 host it costs a
-  // stress frame about a third of what normal priority does (docs/measurements/h100-2026-11-27z-priority).
+  // stress frame a third to a half of what normal priority does (docs/measurements/h100-2026-11-27y-barrier,
+  // 27z-priority, 27za-capture-priority).
   // Normal by default because idle threads get no CPU at all while any other thread, of this process or
   // another, wants every core: a capture behind holds the app back (WhenBehind) until a core frees up.
   ThreadPriority threadPriority = ThreadPriority::Normal;
