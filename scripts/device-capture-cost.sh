@@ -34,7 +34,7 @@ for scene in $scenes; do
   for rep in $(seq 1 "$reps"); do
     for v in $variants; do
       name=${v%%=*}
-      envs=() extra=() load=() sample="$bin/reel-sample"
+      envs=() extra=() sample="$bin/reel-sample"
       [ "$v" != "$name" ] && IFS=, read -ra extra <<< "${v#*=}"
       [[ "$name" != off* && "$v" != *GFXR=* ]] && envs=(REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)))
       for e in "${extra[@]}"; do
@@ -44,11 +44,8 @@ for scene in $scenes; do
             envs+=(LD_LIBRARY_PATH="$gfxr/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH"
                    VK_LAYER_PATH="$gfxr/usr/share/vulkan/explicit_layer.d" VK_INSTANCE_LAYERS=VK_LAYER_LUNARG_gfxreconstruct
                    GFXRECON_CAPTURE_FILE="$out/cap.gfxr" GFXRECON_CAPTURE_FILE_TIMESTAMP=false) ;;
-          SPIN=*) for _ in $(seq 1 "${e#SPIN=}"); do sh -c 'while :; do :; done' & load+=($!); done ;;
+          SPIN=*|COPY=*|IDLE_SPIN=*|IDLE_COPY=*) kind=${e%%=*}; start_loads "${kind,,}" "${e#*=}" ;;
           BIN=*) sample="$(cd "${e#BIN=}" && pwd)/reel-sample" ;;
-          COPY=*) for _ in $(seq 1 "${e#COPY=}"); do dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & load+=($!); done ;;
-          IDLE_SPIN=*) for _ in $(seq 1 "${e#IDLE_SPIN=}"); do chrt --idle 0 sh -c 'while :; do :; done' & load+=($!); done ;;
-          IDLE_COPY=*) for _ in $(seq 1 "${e#IDLE_COPY=}"); do chrt --idle 0 dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & load+=($!); done ;;
           *) envs+=("$e") ;;
         esac
       done
@@ -56,7 +53,7 @@ for scene in $scenes; do
       { TIMEFORMAT="process cpu: user %U s, sys %S s"
         time env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) $sample_args 2>&1 |
           grep -E "ms/frame|reel capture:|_ms_median"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
-      [ ${#load[@]} -gt 0 ] && kill "${load[@]}" 2>/dev/null && wait "${load[@]}" 2>/dev/null
+      stop_loads
       [ -f "$out/cap.gfxr" ] && echo "gfxr file $(stat -c %s "$out/cap.gfxr") bytes" >> "$out/run_${scene}_${name}_$rep.txt"
       rm -f "$out/cap.reel" "$out/cap.gfxr"
     done

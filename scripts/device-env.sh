@@ -2,7 +2,8 @@
 # any): BIN and OUT resolved, the carried loader (.gl/lib), BIN/lib (libraries the machine may lack) and
 # BIN/layer (the Khronos validation layer) on their paths, log() for OUT/summary.txt, report() for what
 # device_report.py makes of the tools' JSON, both_ways() for a sample scene on several queues and one,
-# and compare_exact() for two images that must be identical.
+# compare_exact() for two images that must be identical, and start_loads()/stop_loads() for work beside
+# a measured program.
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$1" && pwd)
 out=$2
@@ -35,3 +36,27 @@ compare_exact() {
   echo "  $3: compare exit $?" | tee -a "$out/summary.txt"
 }
 
+# Starts N loads beside a measured program, their pids appended to the array `loads`:
+#   start_loads KIND N   KIND: spin (a busy loop), copy (a memory-copying loop), or idle_spin and
+#                        idle_copy, the same under SCHED_IDLE (chrt --idle: only on cores nothing else wants)
+# stop_loads ends them and empties `loads`.
+loads=()
+start_loads() {
+  local kind=$1 n=$2 i run=()
+  [[ $kind == idle_* ]] && run=(chrt --idle 0)
+  for ((i = 0; i < n; i++)); do
+    case ${kind#idle_} in
+      spin) "${run[@]}" sh -c 'while :; do :; done' & ;;
+      copy) "${run[@]}" dd if=/dev/zero of=/dev/null bs=32M count=100000000 2>/dev/null & ;;
+      *) echo "start_loads: unknown load '$kind' (spin, copy, idle_spin, idle_copy)" >&2; return 1 ;;
+    esac
+    loads+=($!)
+  done
+}
+stop_loads() {
+  [ ${#loads[@]} -eq 0 ] && return 0
+  kill "${loads[@]}" 2>/dev/null || true
+  wait "${loads[@]}" 2>/dev/null || true  # their status is the signal's: not a failure here
+  loads=()
+  return 0
+}

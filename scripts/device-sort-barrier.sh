@@ -13,17 +13,14 @@ new=$bin/reel_runtime_bench old=$(cd "$(dirname "$3")" && pwd)/$(basename "$3") 
 filter=${FILTER:-'BM_RadixSort(Parallel/(131072|1000000)/(8|16)/|BarrierSpin/)'}
 reps=${REPS:-5}
 for load in alone idle$loops; do
-  pids=()
-  if [ "$load" != alone ]; then
-    for _ in $(seq 1 "$loops"); do chrt --idle 0 sh -c 'while :; do :; done' & pids+=($!); done
-  fi
+  [ "$load" != alone ] && start_loads idle_spin "$loops"
   for rep in $(seq 1 "$reps"); do
     for build in new old; do
       binary=$new && [ $build = old ] && binary=$old
       "$binary" --benchmark_filter="$filter" --benchmark_format=json > "$out/sort_${build}_${load}_$rep.json"
     done
   done
-  if [ ${#pids[@]} -gt 0 ]; then kill "${pids[@]}"; wait "${pids[@]}" 2>/dev/null || true; fi
+  stop_loads
 done
 python3 - "$out" <<'PY'
 import json, pathlib, statistics, sys
