@@ -16,6 +16,8 @@
 //                                        itself, encoding on the writer thread and on encode threads: the
 //                                        render thread's CPU in its calls, its waits, the threads' CPU
 //                                        (thread CPU time; medians of 3 passes)
+//   reel_writer_bench chunks TRACE       the writer's stages on one thread at chunk sizes of 32 to 256 MiB:
+//                                        frames a chunk, message and file MB a frame, the stages' CPU
 //
 // One JSON object a line. The encoder (MessageEncoder) is not in the throughput: the messages come
 // built; its cost is the capture's writer thread (CaptureStats::writerCpuNs), in the ratio lines.
@@ -32,6 +34,7 @@
 #include "reel/capture/capture.h"
 #include "reel/replay/session.h"
 #include "reel/runtime/frame.h"
+#include "reel/runtime/result.h"
 #include "reel/schema/compression.h"
 #include "reel/trace/frame_encoding.h"
 #include "reel/trace/reader.h"
@@ -128,13 +131,17 @@ int throughput(const std::string& path, bool codecs) {
       const char* name;
       int level;
       bool ldm;
+      int hashLog = 0;  // 0: the level's own
     };
     for (const Codec& c :
-         {Codec{"level1_ldm", 1, true}, Codec{"level1", 1, false}, Codec{"level2", 2, false},
-          Codec{"level3", 3, false}, Codec{"level-1", -1, false}, Codec{"level-3", -3, false}}) {
+         {Codec{"level1_ldm", 1, true}, Codec{"level1", 1, false}, Codec{"level1_hash16", 1, false, 16},
+          Codec{"level1_hash17", 1, false, 17}, Codec{"level1_hash18", 1, false, 18},
+          Codec{"level2", 2, false}, Codec{"level3", 3, false}, Codec{"level-1", -1, false},
+          Codec{"level-3", -3, false}}) {
       reel::trace::CompressionSettings settings;
       settings.level = c.level;
       settings.longDistanceMatching = c.ldm;
+      settings.hashLog = c.hashLog;
       if (int r = run(c.name, 0, 0, settings)) return r;
     }
     std::remove(out.c_str());
@@ -292,47 +299,86 @@ struct ObserverClock {
   Clock::time_point wallMark{};
 };
 
-int breakdown(const std::string& path) {
-  auto source = reel::trace::TraceReader::open(path);
-  if (!source) return fail(source.error().message);
-  const size_t frameCount = source->frameCount();
-  const std::string out = path + ".breakdown";
-  // The writer's stages on one thread, medians of 3 passes.
+// The writer's stages on one thread for `settings` (time limit off: the same chunks every pass), medians of
+// 3 passes.
+struct Stages {
+  double gatherMs = 0, encodeMs = 0, appendMs = 0, compressMs = 0;  // per frame
+  double messageMB = 0, packetMB = 0, fileMB = 0;                   // per frame
+  double framesPerChunk = 0;
+};
+
+reel::Result<Stages> stages(const std::string& path, reel::trace::CompressionSettings settings) {
+  const std::string out = path + ".stages";
+  settings.threads = 0;      // compression on the thread that closes the chunk: timed in frameDone
+  settings.chunkMillis = 0;  // chunks by size and frame count: the same chunks every pass
   std::vector<double> gather, encode, append, compress;
-  double messageMB = 0, packetMB = 0;
+  Stages result;
   for (int pass = 0; pass < 3; ++pass) {
     auto session = reel::replay::ReplaySession::open(path, {.device = "null"});
-    if (!session) return fail(session.error().message);
-    reel::trace::CompressionSettings settings;
-    settings.threads = 0;      // compression on the thread that closes the chunk: timed in frameDone
-    settings.chunkMillis = 0;  // chunks by size and frame count: the same chunks every pass
+    if (!session) return session.error();
     auto file = reel::trace::TraceFileWriter::create(out, settings);
-    if (!file) return fail(file.error().message);
+    if (!file) return file.error();
     StageTimer timer;
     timer.file.emplace(std::move(file.value()));
     const reel::ObserverRegistration registration = (*session)->renderer().addObserver(timer);
-    for (size_t i = 0; i < frameCount; ++i) {
-      if (auto ok = (*session)->replayFrame(i); !ok) return fail(ok.error().message);
+    for (size_t i = 0; i < (*session)->reader().frameCount(); ++i) {
+      if (auto ok = (*session)->replayFrame(i); !ok) return ok.error();
     }
     (*session)->renderer().flushAndWait();
-    if (!timer.error.empty()) return fail(timer.error);
+    if (!timer.error.empty()) return reel::Error{timer.error};
     const uint64_t before = threadCpuNs();
-    if (auto ok = timer.file->finish(); !ok) return fail(ok.error().message);
+    if (auto ok = timer.file->finish(); !ok) return ok.error();
     timer.compressNs += threadCpuNs() - before;  // the last chunk
     const double n = double(timer.frameCount);
     gather.push_back(double(timer.gatherNs) / 1e6 / n);
     encode.push_back(double(timer.encodeNs) / 1e6 / n);
     append.push_back(double(timer.appendNs) / 1e6 / n);
     compress.push_back(double(timer.compressNs) / 1e6 / n);
-    messageMB = double(timer.messageBytes) / 1e6 / n;
-    packetMB = double(timer.packetBytes) / 1e6 / n;
+    result.messageMB = double(timer.messageBytes) / 1e6 / n;
+    result.packetMB = double(timer.packetBytes) / 1e6 / n;
+    result.fileMB = double(timer.file->fileBytes()) / 1e6 / n;
+    result.framesPerChunk = n / double(timer.file->chunks());
   }
+  std::remove(out.c_str());
+  result.gatherMs = median(gather);
+  result.encodeMs = median(encode);
+  result.appendMs = median(append);
+  result.compressMs = median(compress);
+  return result;
+}
+
+// What a chunk's size costs and saves: a chunk's first frame is written whole (nothing before it in
+// its chunk to predict from), and a frame written whole is the most costly one to compress and to store.
+int chunks(const std::string& path) {
+  for (const uint64_t mib : {32ull, 64ull, 128ull, 256ull}) {
+    reel::trace::CompressionSettings settings;
+    settings.chunkBytes = mib << 20;
+    auto s = stages(path, settings);
+    if (!s) return fail(s.error().message);
+    std::printf(
+        "{\"bench\":\"chunk_size\",\"trace\":\"%s\",\"chunk_MiB\":%llu,\"frames_per_chunk\":%.2f,"
+        "\"message_MB_per_frame\":%.3f,\"file_MB_per_frame\":%.3f,\"encode_ms\":%.3f,\"append_ms\":%.3f,"
+        "\"compress_ms_one_thread\":%.3f}\n",
+        path.c_str(), static_cast<unsigned long long>(mib), s->framesPerChunk, s->messageMB, s->fileMB,
+        s->encodeMs, s->appendMs, s->compressMs);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int breakdown(const std::string& path) {
+  auto source = reel::trace::TraceReader::open(path);
+  if (!source) return fail(source.error().message);
+  const size_t frameCount = source->frameCount();
+  const std::string out = path + ".breakdown";
+  auto s = stages(path, {});
+  if (!s) return fail(s.error().message);
   std::printf(
       "{\"bench\":\"breakdown_stages\",\"trace\":\"%s\",\"frames\":%zu,\"packet_MB_per_frame\":%.3f,"
       "\"message_MB_per_frame\":%.3f,\"gather_ms\":%.3f,\"encode_ms\":%.3f,\"append_ms\":%.3f,"
       "\"compress_ms_one_thread\":%.3f}\n",
-      path.c_str(), frameCount, packetMB, messageMB, median(gather), median(encode), median(append),
-      median(compress));
+      path.c_str(), frameCount, s->packetMB, s->messageMB, s->gatherMs, s->encodeMs, s->appendMs,
+      s->compressMs);
   std::fflush(stdout);
   // The capture itself, frames replayed as fast as the null device takes them (so the capture is the
   // bottleneck, if anything is): the render thread's calls into it, its waits, and the CPU of the writer
@@ -390,7 +436,7 @@ int breakdown(const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s throughput|codec|ratio|breakdown TRACE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s throughput|codec|ratio|breakdown|chunks TRACE\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
@@ -398,5 +444,6 @@ int main(int argc, char** argv) {
   if (mode == "codec") return throughput(argv[2], true);
   if (mode == "ratio") return ratio(argv[2]);
   if (mode == "breakdown") return breakdown(argv[2]);
+  if (mode == "chunks") return chunks(argv[2]);
   return fail("unknown mode '" + mode + "'");
 }

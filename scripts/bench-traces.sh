@@ -1,17 +1,14 @@
 # Sourced by the writer benchmarks' scripts (encode-breakdown.sh, codec-benchmark.sh): the two traces
 # they measure, captured on this machine with key frames off (the frames' own cost alone).
 #   for_each_bench_trace BIN OUT QUICK COMMAND...
-# captures cubes (300 frames) and stress (30; QUICK = --quick: 12, and every scene at 64x64, for the
-# 2-core VM on lavapipe) into OUT/<scene>.reel one at a time, runs COMMAND... SCENE TRACE for each, and
-# removes the trace.
+# captures cubes (300 frames) and stress (40: three chunks of the default size; QUICK = --quick: every
+# scene at 64x64, for the 2-core VM on lavapipe) into OUT/<scene>.reel one at a time, runs COMMAND...
+# SCENE TRACE for each, and removes the trace.
 for_each_bench_trace() {
   local bin=$1 out=$2 quick=$3
   shift 3
-  local size="" stress_frames=30
-  if [ "$quick" = "--quick" ]; then
-    size="--width 64 --height 64"
-    stress_frames=12
-  fi
+  local size="" stress_frames=40
+  [ "$quick" = "--quick" ] && size="--width 64 --height 64"
   local scene n
   for scene in cubes stress; do
     n=300

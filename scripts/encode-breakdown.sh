@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Where a capture's time goes (issue 15), per frame, on this machine. Run from the repository root:
 #   bash scripts/encode-breakdown.sh BIN OUT [--quick]
-# BIN holds reel-sample and reel_writer_bench. Captures the cubes sample (300 frames) and stress (30
-# frames; --quick: 12, and every scene at 64x64, for the 2-core VM on lavapipe), then, for each trace,
+# BIN holds reel-sample and reel_writer_bench. Captures the cubes sample (300 frames) and stress (40
+# frames; --quick: every scene at 64x64, for the 2-core VM on lavapipe), then, for each trace,
 # `reel_writer_bench breakdown` (bench/writer_bench.cpp) replays it on the null device:
 #  - breakdown_stages: the writer's stages on one thread: gathering a frame's columns out of its leased
 #    streams, encoding its message, appending it to the open chunk, compressing the chunks;

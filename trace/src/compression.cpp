@@ -30,8 +30,8 @@ Result<ChunkCompressor> ChunkCompressor::create(const trace::CompressionSettings
   for (const auto& [param, value] :
        {std::pair{ZSTD_c_compressionLevel, settings.level}, std::pair{ZSTD_c_checksumFlag, kChecksum ? 1 : 0},
         std::pair{ZSTD_c_enableLongDistanceMatching, settings.longDistanceMatching ? 1 : 0},
-        std::pair{ZSTD_c_windowLog, settings.windowLog}}) {
-    if (param == ZSTD_c_windowLog && value == 0) continue;  // 0: the level's default
+        std::pair{ZSTD_c_windowLog, settings.windowLog}, std::pair{ZSTD_c_hashLog, settings.hashLog}}) {
+    if ((param == ZSTD_c_windowLog || param == ZSTD_c_hashLog) && value == 0) continue;  // the level's own
     if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx.get(), param, value), "parameter"); !r)
       return r.error();
   }

@@ -33,6 +33,8 @@ namespace {
 // take it past this, whatever chunkBytes says.
 constexpr uint64_t kMaxChunkRawBytes = 1ull << 31;
 constexpr uint8_t kZeros[schema::kMessageAlignment] = {};
+// The most the open chunk reserves ahead (a setting of chunkBytes may be far larger, as good as none).
+constexpr uint64_t kMaxReservedChunkBytes = 256ull << 20;
 
 uint32_t threadCount(uint32_t asked) {
   if (asked != CompressionSettings::kAutoThreads) return asked;
@@ -111,6 +113,13 @@ struct TraceFileWriter::Impl {
   bool chunkDue(std::chrono::steady_clock::time_point now) const {
     return chunkOpen && settings.chunkMillis > 0 &&
            now >= chunkOpenedAt + std::chrono::milliseconds(settings.chunkMillis);
+  }
+
+  // Raw buffers kept for the next chunks: as many as can be in use at once (the chunks pending at
+  // maxPendingBytes, besides the open one), so that the memory kept is what a capture reaches anyway.
+  size_t maxSpareBuffers() const {
+    const uint64_t pending = settings.maxPendingBytes / std::max<uint64_t>(settings.chunkBytes, 1);
+    return static_cast<size_t>(std::clamp<uint64_t>(pending, 1, workers.size() + 2));
   }
 
   // ---- compression threads ----
@@ -299,7 +308,7 @@ void TraceFileWriter::Impl::writeFinished(std::unique_lock<std::mutex>& lock) {
       framesWritten += job->frames;
       ++chunksWritten;
     }
-    if (spareBuffers.size() < workers.size() + 2) {
+    if (spareBuffers.size() < maxSpareBuffers()) {
       job->raw.clear();
       spareBuffers.push_back(std::move(job->raw));
     }
@@ -350,6 +359,9 @@ Result<void> TraceFileWriter::append(std::span<const uint8_t> message, MessageKi
     s.chunkFrames = 0;
     s.chunkOpenedAt = std::chrono::steady_clock::now();
     s.raw.clear();
+    // A chunk's size up front: growing it a doubling at a time copies it each time. Pages untouched
+    // cost nothing, and a chunk closed by its time limit touches only what it holds.
+    s.raw.reserve(std::min(s.settings.chunkBytes, kMaxReservedChunkBytes));
   }
   s.messages.push_back(Impl::MessageEntry{frame, s.chunksClosed, static_cast<uint32_t>(s.raw.size()),
                                           static_cast<uint32_t>(message.size()), static_cast<uint8_t>(kind)});

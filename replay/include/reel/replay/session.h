@@ -90,7 +90,7 @@ struct SessionOptions {
   // lookaheadBytes. A chunk holds up to 16 frames: a look-ahead of a chunk or more lets the workers
   // decode the next chunk while this one is played. 0 reads each frame in line. Seeks read in line.
   uint32_t lookahead = 32;
-  uint64_t lookaheadBytes = 64ull << 20;  // two chunks of 32 MiB, the writer's default at most
+  uint64_t lookaheadBytes = 64ull << 20;  // of decoded frames: a few of the largest sample's (stress)
   uint32_t readWorkers = 0;  // threads reading ahead; 0: the cores less two (for this thread and the
                              // render thread), 1 to 4
 };

@@ -68,16 +68,21 @@ namespace reel::trace {
 // A chunk also closes `chunkMillis` after its first message (TraceFileWriter::tick): what a killed
 // process loses is at most that much time of frames, whatever their size.
 struct CompressionSettings {
-  // Level 3 finds the frames before it in the chunk without long-distance matching: on predicted frames
-  // (format 1.3) it compressed cubes and stress captures as tightly as level 1 with long-distance
-  // matching or more so, 1.7-2.4x faster on the H100 host and 1.2-1.3x on the 2-core VM
-  // (docs/measurements/h100-2026-11-26b/codec/, vm-2026-11-26/codec/).
-  int level = 3;
+  // A predicted frame (format 1.3) compresses mostly against the frames before it in its chunk, megabytes
+  // back: level 1's own table (2^13 entries) forgets them, and with 2^17 it finds them as level 3 does,
+  // faster (docs/measurements/vm-2026-11-28-codec: cubes 1.25x and stress 1.1x level 3's speed, files
+  // 1.2% and 1.5% larger). Long-distance matching adds nothing the window does not find.
+  int level = 1;
   bool longDistanceMatching = false;
-  int windowLog = 26;                 // 64 MiB; `zstd -dc` accepts up to 27 without --long
-  uint64_t chunkBytes = 32ull << 20;  // a chunk closes after the frame that takes it past this...
-  uint32_t maxFramesPerChunk = 16;    // ...or after this many frames...
-  uint32_t chunkMillis = 250;         // ...or this long after it opened (0: no time limit)
+  int windowLog = 26;  // 64 MiB; `zstd -dc` accepts up to 27 without --long
+  int hashLog = 17;    // log2 of the match table's entries; 0: the level's own
+  // A chunk's first frame is written whole (nothing before it in the chunk to predict from), and such
+  // a frame costs the most to compress and to store: a large frame wants chunks of many frames (stress,
+  // 8.4 MB a frame: at 32 MiB 4 frames a chunk, compression 6.3 ms and 1.22 MB of file a frame; at 128
+  // MiB 13 frames, 3.4 ms and 0.53 MB; docs/measurements/vm-2026-11-28-codec).
+  uint64_t chunkBytes = 128ull << 20;  // a chunk closes after the frame that takes it past this...
+  uint32_t maxFramesPerChunk = 16;     // ...or after this many frames...
+  uint32_t chunkMillis = 250;          // ...or this long after it opened (0: no time limit)
   // Compression threads: 0 compresses on the thread that closes the chunk; kAutoThreads picks
   // min(4, hardware threads).
   uint32_t threads = kAutoThreads;
