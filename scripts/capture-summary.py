@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Tables of scripts/capture-benchmarks.sh's output: python3 scripts/capture-summary.py OUT > OUT/summary.md
+"""Tables of scripts/capture-benchmarks.sh's output:
+    python3 scripts/capture-summary.py OUT [BEFORE] > OUT/summary.md
+BEFORE names the build capture-benchmarks.sh ran as its BEFORE (a commit; default 6f43339, the first one).
 
 Medians of the three runs of each mode; ratios and sizes from one run."""
 import glob
@@ -11,6 +13,7 @@ import statistics
 import sys
 
 out = sys.argv[1]
+before = sys.argv[2] if len(sys.argv) > 2 else "6f43339"
 
 
 def read(path):
@@ -57,7 +60,7 @@ def encode_threads(text):
 print("## Capture on/off (ms per frame, medians of 3; render-thread waits of the median run)\n")
 print("reel: frames encoded on the default encode threads; reel, writer thread: REEL_CAPTURE_ENCODE_THREADS=0"
       " (one thread gathers, encodes and appends every frame, as before parallel encoding).\n")
-print("| scene | app alone | reel capture | reel, writer thread encodes | reel before (6f43339) | GFXReconstruct | waits reel | waits reel, writer thread | waits before | encode threads | GFXReconstruct file |")
+print(f"| scene | app alone | reel capture | reel, writer thread encodes | reel before ({before}) | GFXReconstruct | waits reel | waits reel, writer thread | waits before | encode threads | GFXReconstruct file |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 for scene in ["cubes", "stress"]:
     row = {}
@@ -88,7 +91,7 @@ for scene in ["cubes", "stress"]:
                      for mode in ["off", "reel", "reel1", "before", "gfxr"]}
 if any(v["off"] is not None for v in steady.values()):
     print("\n## Capture on/off, steady frame time (median kick-to-kick ms of each run, median of 3)\n")
-    print("| scene | app alone | reel capture | reel, writer thread encodes | reel before (6f43339) | GFXReconstruct |")
+    print(f"| scene | app alone | reel capture | reel, writer thread encodes | reel before ({before}) | GFXReconstruct |")
     print("|---|---|---|---|---|---|")
     for scene, row in steady.items():
         off = row["off"]
@@ -184,5 +187,5 @@ for scene in ["cubesbench", "stressshort"]:
         cp = med([j.get("critical_path_decode_share") for j in runs])
         ds = med([j.get("decode_share") for j in runs])
         fw = med([j.get("fetch_wait_ms") for j in runs])
-        label = {"before": "before (6f43339)", "inline": "read in line (--lookahead 0)", "after": "read ahead (default)"}[mode]
+        label = {"before": f"before ({before})", "inline": "read in line (--lookahead 0)", "after": "read ahead (default)"}[mode]
         print(f"| {scene} | {label} | {fmt(fps, 1)} | {fmt(cp, 3)} | {fmt(ds, 3)} | {fmt(fw, 1)} |")
