@@ -69,9 +69,10 @@ namespace reel::trace {
 // process loses is at most that much time of frames, whatever their size.
 struct CompressionSettings {
   // A predicted frame (format 1.3) compresses mostly against the frames before it in its chunk, megabytes
-  // back: level 1's own table (2^13 entries) forgets them, and with 2^17 it finds them as level 3 does,
-  // faster (docs/measurements/vm-2026-11-28-codec: cubes 1.25x and stress 1.1x level 3's speed, files
-  // 1.2% and 1.5% larger). Long-distance matching adds nothing the window does not find.
+  // back: level 1's own table (2^13 entries) loses much of that, and with 2^17 it finds it as level 3
+  // does, faster (cubes and stress 1.25x and 1.1x level 3's speed on the 2-core VM, 1.0x and 1.3x on the
+  // H100 host, files at most 2% larger: docs/measurements/vm-2026-11-28-codec, h100-2026-11-28a-codec).
+  // Long-distance matching adds nothing the window does not find.
   int level = 1;
   bool longDistanceMatching = false;
   int windowLog = 26;  // 64 MiB; `zstd -dc` accepts up to 27 without --long
