@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <random>
+#include <string>
 #include <thread>
 
 #include "reel/capture/capture.h"
@@ -101,6 +103,58 @@ TEST(TraceWriter, WithoutCompressionThreadsTheWriterThreadCompresses) {
   const Captured captured = captureScene(o, 9);
   TraceReader reader = open(o.path);
   EXPECT_TRUE(reader.complete());
+  expectEveryFrameAsWitnessed(reader, captured.frames);
+}
+
+// zstd's match table is a setting (CompressionSettings::hashLog): whatever its size the frames read back
+// as drawn, and a size zstd refuses is one error at the start, naming the file.
+TEST(TraceWriter, EveryMatchTableSizeReadsBackExactlyAndOneZstdRefusesIsAnError) {
+  TempDir dir;
+  for (const int hashLog : {0, 12, 17, 22}) {
+    CaptureOptions o = options(dir.path("hash" + std::to_string(hashLog) + ".reel"));
+    o.compression.hashLog = hashLog;
+    o.compression.maxFramesPerChunk = 4;
+    const Captured captured = captureScene(o, 9, {.draws = 100});
+    TraceReader reader = open(o.path);
+    EXPECT_TRUE(reader.complete()) << "hashLog " << hashLog;
+    expectEveryFrameAsWitnessed(reader, captured.frames);
+  }
+  NullDevice device(false);
+  Renderer renderer(device);
+  CaptureOptions refused = options(dir.path("refused.reel"));
+  refused.compression.hashLog = 40;
+  auto capture = Capture::start(renderer, refused);
+  ASSERT_FALSE(capture);
+  EXPECT_NE(capture.error().message.find(refused.path), std::string::npos) << capture.error().message;
+  EXPECT_NE(capture.error().message.find("zstd"), std::string::npos) << capture.error().message;
+}
+
+// A chunk closes after the frame that takes it past chunkBytes, before its frame count says so: no chunk
+// holds more than chunkBytes before its last frame message.
+TEST(TraceWriter, ChunksCloseOnceTheyHoldChunkBytes) {
+  TempDir dir;
+  CaptureOptions o = options(dir.path("bytes.reel"));
+  o.compression.chunkBytes = 64 << 10;
+  o.compression.maxFramesPerChunk = 16;
+  o.compression.chunkMillis = 0;
+  o.keyFrames.everyMillis = 0;
+  constexpr uint64_t kFrames = 24;
+  const Captured captured = captureScene(o, kFrames, {.draws = 300});  // some 20 KiB a frame message
+  TraceReader reader = open(o.path);
+  std::map<uint32_t, std::vector<trace::MessageInfo>> byChunk;
+  for (const trace::MessageInfo& m : reader.messages()) byChunk[m.chunk].push_back(m);
+  ASSERT_GE(byChunk.size(), 4u) << "24 frames in chunks of 64 KiB, not of 16 frames";
+  for (const auto& [chunk, messages] : byChunk) {
+    uint64_t frames = 0, beforeLast = 0;
+    for (const trace::MessageInfo& m : messages) {
+      if (m.kind != static_cast<uint8_t>(trace::MessageKind::Frame)) continue;
+      ++frames;
+      beforeLast = m.offset;
+    }
+    if (frames == 0) continue;  // the CaptureEnd's
+    EXPECT_LT(beforeLast, o.compression.chunkBytes) << "chunk " << chunk;
+    EXPECT_LT(frames, 16u) << "chunk " << chunk;
+  }
   expectEveryFrameAsWitnessed(reader, captured.frames);
 }
 
