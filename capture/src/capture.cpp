@@ -136,8 +136,8 @@ struct Capture::State {
   uint64_t jobsPlanned = 0;
   uint64_t bytesInFlight = 0;  // gathered bytes of the jobs not yet appended
   bool stopEncoding = false;
-  uint32_t encodeThreadCount = 0;
-  uint64_t startBytes = 0;  // the capture start's snapshot (snapshotBytes)
+  uint32_t encodeThreadCount = 0;  // set by start(), before any thread or frame reads it
+  uint64_t startBytes = 0;         // the capture start's snapshot (snapshotBytes)
   // The planner (in frame order, under the mutex): the chunks the writer will make, guessed before the
   // messages exist so that frames can predict from the frames before them while those still encode.
   // The writer closes a chunk where the plan starts one; where the file closed one the plan did not see
@@ -207,6 +207,12 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
                              .count();
   state->nextFrame = state->first;
   for (uint32_t i = 0; i < kMaxObserverRetainedFrames; ++i) state->freeTickets.push_back(i);
+  // Known before the first frame comes: the bound on frames in flight follows it (maxFrames), and the
+  // writer thread, which starts the encode threads, may not have run yet when it does.
+  state->encodeThreadCount = options.encodeThreads == kAutoEncodeThreads
+                                 ? std::min(4u, std::max(1u, std::thread::hardware_concurrency()))
+                                 : options.encodeThreads;
+  state->stats.encodeThreads = state->encodeThreadCount;
   state->stats.firstFrame = state->first;
   state->options = std::move(options);
 
@@ -828,13 +834,8 @@ void Capture::State::writerLoop() {
   trace::FrameGatherer gatherer;  // no encode threads: this thread takes the frames itself
   Result<void> status;
   {
-    const uint32_t threads = options.encodeThreads == kAutoEncodeThreads
-                                 ? std::min(4u, std::max(1u, std::thread::hardware_concurrency()))
-                                 : options.encodeThreads;
     std::lock_guard lock(mutex);
-    stats.encodeThreads = threads;
-    encodeThreadCount = threads;
-    for (uint32_t i = 0; i < threads; ++i) {
+    for (uint32_t i = 0; i < encodeThreadCount; ++i) {
       encodeThreads.emplace_back([this] {
         enterThread("reel-cap-encode");
         encodeLoop();
