@@ -6,7 +6,8 @@ threads' CPU and all its threads' (where the summary line gives it); the whole p
 (every thread; where the run logged it) and what it adds to the runs without a capture. A capture
 variant NAME_SUFFIX is set against off_SUFFIX where there is one (a capture with REEL_RENDER_WORKERS=8
 against the app alone with 8), every other variant (the app alone beside a load, off_spin1, included)
-against off.
+against off. Then, where the runs logged them, the process's peak resident memory and the app thread's and
+render thread's phases.
 Usage: capture-cost-summary.py OUT"""
 import collections
 import pathlib
@@ -83,6 +84,28 @@ for scene, variant in order:
     against = "" if variant == "off" else base
     print(f"| {scene} | {variant} | {against} | {len(r)} | {mean:.3f} | {vs(mean, 0)} | {steady:.4f} | {vs(steady, 1)} | "
           f"{waits_text} | {cpu_text} | {threads_text} | {process_text} | {added} |")
+
+# Peak resident memory of the whole process (where the runs logged it): what a capture's buffers add.
+rss = collections.defaultdict(list)  # (scene, variant) -> [MB]
+for path in out.glob("run_*_*_*.txt"):
+    scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
+    peak = re.search(r"peak rss: (\d+) KB", path.read_text())
+    if peak:
+        rss[(scene, variant)].append(int(peak.group(1)) / 1024)
+if rss:
+    print()
+    print("Peak resident memory of the process, MB (medians over the runs).")
+    print()
+    print("| scene | variant | runs | peak RSS MB | vs off |")
+    print("|---|---|---|---|---|")
+    for scene, variant in order:
+        values = rss.get((scene, variant))
+        if not values:
+            continue
+        off_values = rss.get((scene, "off"))
+        added = f"{statistics.median(values) - statistics.median(off_values):+.0f} MB" \
+            if off_values and variant != "off" else ""
+        print(f"| {scene} | {variant} | {len(values)} | {statistics.median(values):.0f} | {added} |")
 
 # With SAMPLE_ARGS=--stats the runs carry the app thread's and the render thread's phases (medians a
 # frame): which side of the frame a capture (or a load) slows down.

@@ -9,7 +9,8 @@
 # Each run is reel-sample headless at its default size, its frames 2.. captured (its first two warm the
 # device up, as in scripts/capture-benchmarks.sh); variants run interleaved, REPS times each, so that
 # the host's drift spreads over all of them. Writes OUT/run_<scene>_<variant>_<rep>.txt: reel-sample's
-# ms/frame line (mean and median kick-to-kick), the capture's summary line and the process's CPU time.
+# ms/frame line (mean and median kick-to-kick), the capture's summary line, the process's CPU time and
+# its peak resident memory (where /usr/bin/time exists).
 # VARIANTS (default below) lists name=ENV,ENV...; "off" and names starting "off" capture nothing. Two
 # settings are the script's own: SPIN=N runs N busy loops beside the app (what other CPU work on the host
 # costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it),
@@ -25,6 +26,8 @@ scenes=${SCENES:-cubes stress}
 variants=${VARIANTS:-off normal=REEL_CAPTURE_PRIORITY=normal background=REEL_CAPTURE_PRIORITY=background idle=REEL_CAPTURE_PRIORITY=idle background_2x2=REEL_CAPTURE_PRIORITY=background,REEL_CAPTURE_ENCODE_THREADS=2,REEL_CAPTURE_COMPRESS_THREADS=2}
 sample_args=${SAMPLE_ARGS:-}  # e.g. --stats: the app's and the render thread's phases, medians a frame
 frames_of() { [ "$1" = stress ] && echo "${STRESS_FRAMES:-100}" || echo "${FRAMES:-1000}"; }
+peak=()
+[ -x /usr/bin/time ] && peak=(/usr/bin/time -f "peak rss: %M KB" -o "$out/rss.tmp")
 
 log "machine"
 { nproc; uname -r; lscpu | grep -E "Model name|Thread|Core|Socket|MHz|L2|L3"; "$bin/reel-sample" --list-devices; } 2>&1 | tee -a "$out/summary.txt"
@@ -49,10 +52,13 @@ for scene in $scenes; do
           *) envs+=("$e") ;;
         esac
       done
-      # The process's CPU time (every thread: the app's, the renderer's, the capture's) on a line of its own.
+      # The process's CPU time (every thread: the app's, the renderer's, the capture's) and, where
+      # /usr/bin/time exists, its peak resident memory, each on a line of its own.
+      rm -f "$out/rss.tmp"
       { TIMEFORMAT="process cpu: user %U s, sys %S s"
-        time env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) $sample_args 2>&1 |
+        time "${peak[@]}" env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) $sample_args 2>&1 |
           grep -E "ms/frame|reel capture:|_ms_median"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
+      [ -f "$out/rss.tmp" ] && cat "$out/rss.tmp" >> "$out/run_${scene}_${name}_$rep.txt"
       stop_loads
       [ -f "$out/cap.gfxr" ] && echo "gfxr file $(stat -c %s "$out/cap.gfxr") bytes" >> "$out/run_${scene}_${name}_$rep.txt"
       rm -f "$out/cap.reel" "$out/cap.gfxr"
