@@ -26,8 +26,6 @@ scenes=${SCENES:-cubes stress}
 variants=${VARIANTS:-off normal=REEL_CAPTURE_PRIORITY=normal background=REEL_CAPTURE_PRIORITY=background idle=REEL_CAPTURE_PRIORITY=idle background_2x2=REEL_CAPTURE_PRIORITY=background,REEL_CAPTURE_ENCODE_THREADS=2,REEL_CAPTURE_COMPRESS_THREADS=2}
 sample_args=${SAMPLE_ARGS:-}  # e.g. --stats: the app's and the render thread's phases, medians a frame
 frames_of() { [ "$1" = stress ] && echo "${STRESS_FRAMES:-100}" || echo "${FRAMES:-1000}"; }
-peak=()
-[ -x /usr/bin/time ] && peak=(/usr/bin/time -f "peak rss: %M KB" -o "$out/rss.tmp")
 
 log "machine"
 { nproc; uname -r; lscpu | grep -E "Model name|Thread|Core|Socket|MHz|L2|L3"; "$bin/reel-sample" --list-devices; } 2>&1 | tee -a "$out/summary.txt"
@@ -56,12 +54,12 @@ for scene in $scenes; do
       # /usr/bin/time exists, its peak resident memory, each on a line of its own.
       rm -f "$out/rss.tmp"
       { TIMEFORMAT="process cpu: user %U s, sys %S s"
-        time "${peak[@]}" env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) $sample_args 2>&1 |
+        time "${peak_rss[@]}" env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) $sample_args 2>&1 |
           grep -E "ms/frame|reel capture:|_ms_median"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
       [ -f "$out/rss.tmp" ] && cat "$out/rss.tmp" >> "$out/run_${scene}_${name}_$rep.txt"
       stop_loads
       [ -f "$out/cap.gfxr" ] && echo "gfxr file $(stat -c %s "$out/cap.gfxr") bytes" >> "$out/run_${scene}_${name}_$rep.txt"
-      rm -f "$out/cap.reel" "$out/cap.gfxr"
+      rm -f "$out/cap.reel" "$out/cap.gfxr" "$out/rss.tmp"
     done
   done
 done

@@ -2,8 +2,8 @@
 # any): BIN and OUT resolved, the carried loader (.gl/lib), BIN/lib (libraries the machine may lack) and
 # BIN/layer (the Khronos validation layer) on their paths, log() for OUT/summary.txt, report() for what
 # device_report.py makes of the tools' JSON, both_ways() for a sample scene on several queues and one,
-# compare_exact() for two images that must be identical, and start_loads()/stop_loads() for work beside
-# a measured program.
+# compare_exact() for two images that must be identical, start_loads()/stop_loads() for work beside
+# a measured program, and the array peak_rss for its peak resident memory.
 scripts=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 bin=$(cd "$1" && pwd)
 out=$2
@@ -60,3 +60,8 @@ stop_loads() {
   loads=()
   return 0
 }
+
+# Put before a command, "${peak_rss[@]}" writes its peak resident memory to $out/rss.tmp as one line,
+# "peak rss: N KB", where /usr/bin/time exists (empty otherwise: the command runs as it is).
+peak_rss=()
+[ -x /usr/bin/time ] && peak_rss=(/usr/bin/time -f "peak rss: %M KB" -o "$out/rss.tmp")

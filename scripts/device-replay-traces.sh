@@ -28,8 +28,6 @@ for spec in "$@"; do
     log "$scene by $name: $(stat -c %s "$out/${scene}_$name.reel") bytes, $("$bin/reel" info "$out/${scene}_$name.reel" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["chunks"], "chunks")')"
   done
 done
-timer=()
-[ -x /usr/bin/time ] && timer=(/usr/bin/time -f "max_rss_kb %M" -o "$out/rss.txt")
 for run in $(seq 1 "$runs"); do
   for scene in $scenes; do
     for device in $devices; do
@@ -37,16 +35,16 @@ for run in $(seq 1 "$runs"); do
         args=()
         [ "$device" != default ] && args=(--device "$device")
         result=$out/replay_${scene}_${name}_${device}_$run.json
-        rm -f "$out/rss.txt"
-        "${timer[@]}" "$bin/reel" replay "$out/${scene}_$name.reel" --json "${args[@]}" > "$result.full" 2>/dev/null
-        python3 - "$result.full" "$out/rss.txt" > "$result" <<'PY'
+        rm -f "$out/rss.tmp"
+        "${peak_rss[@]}" "$bin/reel" replay "$out/${scene}_$name.reel" --json "${args[@]}" > "$result.full" 2>/dev/null
+        python3 - "$result.full" "$out/rss.tmp" > "$result" <<'PY'
 import json, pathlib, sys
 r = json.loads(pathlib.Path(sys.argv[1]).read_text())
 r.pop("frame_list", None)
 r = {k: v for k, v in r.items() if not isinstance(v, list)}
 rss = pathlib.Path(sys.argv[2])
 if rss.exists():
-    r["max_rss_mb"] = int(rss.read_text().split()[-1]) / 1024
+    r["max_rss_mb"] = int(rss.read_text().split()[2]) / 1024  # "peak rss: N KB"
 print(json.dumps(r))
 PY
         rm -f "$result.full"
@@ -71,5 +69,5 @@ for scene in scenes:
             print(f"| {scene} | {device} | {name} | {len(rs)} | {med('fps'):.1f} | {med('critical_path_decode_share'):.3f} | "
                   f"{med('decode_share'):.3f} | {med('fetch_wait_ms'):.1f} | {med('max_rss_mb'):.0f} |")
 PY
-rm -f "$out"/*.reel
+rm -f "$out"/*.reel "$out/rss.tmp"
 cat "$out/summary.md"
