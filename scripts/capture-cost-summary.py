@@ -6,7 +6,8 @@ threads' CPU and all its threads' (where the summary line gives it); the whole p
 (every thread; where the run logged it) and what it adds to the runs without a capture. A capture
 variant NAME_SUFFIX is set against off_SUFFIX where there is one (a capture with REEL_RENDER_WORKERS=8
 against the app alone with 8), every other variant (the app alone beside a load, off_spin1, included)
-against off. Then, where the runs logged them, the process's peak resident memory and the app thread's and
+against off. A frame tap's run (reel-sample --frame-tap, the least a capture does) shows its threads' CPU as
+the capture threads' and the render thread's waits for leases as its waits. Then, where the runs logged them, the process's peak resident memory and the app thread's and
 render thread's phases.
 Usage: capture-cost-summary.py OUT"""
 import collections
@@ -31,18 +32,24 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: (not p.name.split("_
     cpu = re.search(r"\(([\d.]+) ms CPU a frame[;)]", text)
     threads = re.search(r"; ([\d.]+) ms with compressing and writing\)", text)
     gfxr = "gfxr file" in text
+    # reel-sample --frame-tap (the least a capture does): its CPU, and the render thread's lease waits.
+    tap = re.search(r"frame tap: .*, ([\d.]+) ms CPU a frame, render thread waited (\d+) times for leases", text)
     frames = re.search(r"reel-sample: \S+, (\d+) frames in", text)
     process = re.search(r"process cpu: user ([\d.]+) s, sys ([\d.]+) s", text)
     process_ms = (float(process.group(1)) + float(process.group(2))) * 1000 / int(frames.group(1)) \
         if process and frames else None
-    if not variant.startswith("off") and not waits and not gfxr:
+    if not variant.startswith("off") and not waits and not gfxr and not tap:
         print(f"{path}: no capture summary", file=sys.stderr)
         continue
-    runs[(scene, variant)].append((float(mean.group(1)), float(frame.group(1)),
-                                   int(waits.group(1)) if waits else 0,
-                                   float(waits.group(2)) if waits else 0.0,
-                                   float(cpu.group(1)) if cpu else 0.0, process_ms,
-                                   float(threads.group(1)) if threads else None))
+    if tap:
+        runs[(scene, variant)].append((float(mean.group(1)), float(frame.group(1)), int(tap.group(2)), 0.0, 0.0,
+                                       process_ms, float(tap.group(1))))
+    else:
+        runs[(scene, variant)].append((float(mean.group(1)), float(frame.group(1)),
+                                       int(waits.group(1)) if waits else 0,
+                                       float(waits.group(2)) if waits else 0.0,
+                                       float(cpu.group(1)) if cpu else 0.0, process_ms,
+                                       float(threads.group(1)) if threads else None))
     if (scene, variant) not in order:
         order.append((scene, variant))
 
@@ -69,8 +76,8 @@ for scene, variant in order:
         base = statistics.median(x[index] for x in off)
         return f"{value / base:.3f}x ({(value / base - 1) * 100:+.1f}%)"
 
-    waits_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{waits:g} ({wait_ms:.1f} ms)"
-    cpu_text = "" if variant.startswith("off") or variant.startswith("gfxr") else f"{cpu:.2f}"
+    waits_text = "" if variant.startswith(("off", "gfxr")) else f"{waits:g} ({wait_ms:.1f} ms)"
+    cpu_text = "" if variant.startswith(("off", "gfxr", "tap")) else f"{cpu:.2f}"
     all_threads = [x[6] for x in r if x[6] is not None]
     threads_text = f"{statistics.median(all_threads):.2f}" if all_threads else ""
     process = [x[5] for x in r if x[5] is not None]

@@ -15,7 +15,9 @@
 # settings are the script's own: SPIN=N runs N busy loops beside the app (what other CPU work on the host
 # costs it: clocks, shared cores), COPY=N runs N memory-copying loops (what memory traffic costs it),
 # IDLE_SPIN=N and IDLE_COPY=N run them under SCHED_IDLE (chrt --idle: only on cores nothing else wants),
-# BIN=DIR runs DIR/reel-sample instead of BIN's (another version, built from an earlier commit), and
+# BIN=DIR runs DIR/reel-sample instead of BIN's (another version, built from an earlier commit), ARG=X
+# passes X to reel-sample (one token each: ARG=--frame-tap,ARG=copy runs the frame tap, the least a
+# capture does, instead of a capture; variants named tap* capture nothing either), and
 # GFXR=DIR captures with GFXReconstruct's layer instead of reel (DIR: Debian's gfxreconstruct package
 # unpacked, as scripts/capture-benchmarks.sh takes it; the file's size is added to the run's file).
 # SAMPLE_ARGS goes to every reel-sample run: --stats adds the app's and the render thread's phases.
@@ -35,9 +37,9 @@ for scene in $scenes; do
   for rep in $(seq 1 "$reps"); do
     for v in $variants; do
       name=${v%%=*}
-      envs=() extra=() sample="$bin/reel-sample"
+      envs=() extra=() args=() sample="$bin/reel-sample"
       [ "$v" != "$name" ] && IFS=, read -ra extra <<< "${v#*=}"
-      [[ "$name" != off* && "$v" != *GFXR=* ]] && envs=(REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)))
+      [[ "$name" != off* && "$name" != tap* && "$v" != *GFXR=* ]] && envs=(REEL_CAPTURE="$out/cap.reel" REEL_CAPTURE_FRAMES=2-$((n + 1)))
       for e in "${extra[@]}"; do
         case "$e" in
           GFXR=*)
@@ -47,6 +49,7 @@ for scene in $scenes; do
                    GFXRECON_CAPTURE_FILE="$out/cap.gfxr" GFXRECON_CAPTURE_FILE_TIMESTAMP=false) ;;
           SPIN=*|COPY=*|IDLE_SPIN=*|IDLE_COPY=*) kind=${e%%=*}; start_loads "${kind,,}" "${e#*=}" ;;
           BIN=*) sample="$(cd "${e#BIN=}" && pwd)/reel-sample" ;;
+          ARG=*) args+=("${e#ARG=}") ;;
           *) envs+=("$e") ;;
         esac
       done
@@ -54,8 +57,8 @@ for scene in $scenes; do
       # /usr/bin/time exists, its peak resident memory, each on a line of its own.
       rm -f "$out/rss.tmp"
       { TIMEFORMAT="process cpu: user %U s, sys %S s"
-        time "${peak_rss[@]}" env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) $sample_args 2>&1 |
-          grep -E "ms/frame|reel capture:|_ms_median"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
+        time "${peak_rss[@]}" env "${envs[@]}" "$sample" --scene "$scene" --headless --frames $((n + 2)) "${args[@]}" $sample_args 2>&1 |
+          grep -E "ms/frame|reel capture:|frame tap:|_ms_median"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
       [ -f "$out/rss.tmp" ] && cat "$out/rss.tmp" >> "$out/run_${scene}_${name}_$rep.txt"
       stop_loads
       [ -f "$out/cap.gfxr" ] && echo "gfxr file $(stat -c %s "$out/cap.gfxr") bytes" >> "$out/run_${scene}_${name}_$rep.txt"

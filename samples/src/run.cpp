@@ -189,6 +189,9 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       capture = capture::installFromEnvironment(renderer, captureOptions);
     }
     if (!capture) return capture.error();
+    std::optional<FrameTap> tap;
+    ObserverRegistration tapRegistration;
+    if (o.frameTap) tapRegistration = renderer.addObserver(tap.emplace(*o.frameTap));
     // F12's captures run beside the command line's (the renderer takes several observers), one F12
     // capture at a time: a press while the last one still takes frames is refused, and a finished one
     // is closed (its writer waited for) before the next starts.
@@ -323,6 +326,11 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       if (!*c) continue;
       if (auto finished = (*c)->finish(); !finished) result.captureErrors.push_back(finished.error().message);
       c->reset();
+    }
+    if (tap) {
+      tapRegistration.reset();
+      tap->finish();
+      result.frameTapSummary = tap->summary();
     }
 
     // Everything goes, through the same requests as the rest: the next (empty) frame applies them.

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frame_tap.h"
 #include "reel/image/image.h"
 #include "reel/runtime/renderer.h"
 #include "reel/vulkan/vulkan_device.h"
@@ -43,6 +44,8 @@ struct RunOptions {
   // captureOut, REEL_CAPTURE / REEL_CAPTURE_FRAMES in the environment decide (reel::capture).
   std::string captureOut;
   uint64_t captureFirst = 0, captureLast = UINT64_MAX;
+  // A FrameTap on every frame (reel-sample --frame-tap): the least a capture does, for measuring.
+  std::optional<FrameTap::Options> frameTap;
   std::vector<std::string> args;  // the command line, for the trace's header
   // Lines for the user while the sample runs (an F12 capture starting and finishing); null: none.
   std::function<void(std::string_view)> log;
@@ -68,6 +71,7 @@ struct RunResult {
   uint64_t presents = 0, swapchainRecreations = 0;  // windowed
   std::vector<std::string> imageErrors;             // readbacks that failed
   std::string captureSummary;                       // the capture's closing line, when one ran
+  std::string frameTapSummary;                      // FrameTap::summary(), when one ran
   std::vector<std::string> captureErrors;           // captures that could not write (disk full, ...)
   std::vector<std::string> hotkeyTraces;            // traces F12 captured, in order
 };
