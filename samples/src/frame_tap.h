@@ -1,10 +1,11 @@
 #pragma once
 // The least a capture can do, as a yardstick for what a capture costs an app (reel-sample --frame-tap,
 // scripts/device-capture-cost.sh): an observer that leases every frame, as reel::capture does, and on
-// threads of its own either copies the frame's streams out byte for byte (Copy: what reading a frame out
-// costs, the floor of any capture that keeps the frame) or compresses them straight from the lease with
-// zstd level 1 (Zstd: the simplest capture that writes something, without reel's columns and prediction).
-// Nothing is written anywhere: the copies and the compressed bytes are dropped.
+// threads of its own reads the frame's streams (Read: sums their words, what looking at every byte of a
+// frame costs), copies them out byte for byte (Copy: the floor of any capture that keeps the frame), or
+// compresses them straight from the lease with zstd level 1 (Zstd: the simplest capture that writes
+// something, without reel's columns and prediction). Nothing is written anywhere: the sums, the copies
+// and the compressed bytes are dropped.
 //
 //   FrameTap tap({.mode = FrameTap::Mode::Copy, .threads = 1});
 //   ObserverRegistration registration = renderer.addObserver(tap);
@@ -30,13 +31,13 @@ namespace reel::samples {
 
 class FrameTap final : public FrameObserver {
  public:
-  enum class Mode : uint8_t { Copy, Zstd };
+  enum class Mode : uint8_t { Read, Copy, Zstd };
   struct Options {
     Mode mode = Mode::Copy;
     uint32_t threads = 1;
     ThreadPriority priority = ThreadPriority::Normal;
   };
-  static std::optional<Mode> parseMode(std::string_view name);  // "copy", "zstd"
+  static std::optional<Mode> parseMode(std::string_view name);  // "read", "copy", "zstd"
 
   explicit FrameTap(const Options& options);
   ~FrameTap() override;
@@ -59,6 +60,7 @@ class FrameTap final : public FrameObserver {
   std::deque<FrameLease> queued_;
   bool stopping_ = false;
   uint64_t frames_ = 0, rawBytes_ = 0, outBytes_ = 0, cpuNs_ = 0;
+  uint64_t sum_ = 0;  // Read's: kept, so that the reads are not optimised away
   std::string error_;
   std::vector<std::thread> threads_;
 };

@@ -146,9 +146,9 @@ int main(int argc, char** argv) {
   std::string frameTap, frameTapPriority = "normal";
   uint32_t frameTapThreads = 1;
   app.add_option("--frame-tap", frameTap,
-                 "lease every frame and copy its streams out (copy) or compress them with zstd level 1 "
-                 "(zstd) on threads of its own, writing nothing: the least a capture does, to measure "
-                 "what a capture costs against");
+                 "lease every frame and read its streams (read), copy them out (copy) or compress them "
+                 "with zstd level 1 (zstd) on threads of its own, writing nothing: the least a capture "
+                 "does, to measure what a capture costs against");
   app.add_option("--frame-tap-threads", frameTapThreads, "the frame tap's threads")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
     const auto mode = reel::samples::FrameTap::parseMode(frameTap);
     const auto priority = reel::parseThreadPriority(frameTapPriority);
     if (!mode) {
-      std::fprintf(stderr, "reel-sample: --frame-tap wants copy or zstd, not '%s'\n", frameTap.c_str());
+      std::fprintf(stderr, "reel-sample: --frame-tap wants read, copy or zstd, not '%s'\n", frameTap.c_str());
       return 2;
     }
     if (!priority) {
