@@ -33,9 +33,9 @@ Result<FrameRange> parseFrameRange(std::string_view text) {
   return range;
 }
 
-Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, CaptureOptions defaults) {
+Result<std::optional<CaptureOptions>> optionsFromEnvironment(CaptureOptions defaults) {
   const char* path = std::getenv("REEL_CAPTURE");
-  if (!path || !*path) return std::unique_ptr<Capture>();
+  if (!path || !*path) return std::optional<CaptureOptions>();
   CaptureOptions options = std::move(defaults);
   options.path = path;
   if (const char* frames = std::getenv("REEL_CAPTURE_FRAMES"); frames && *frames) {
@@ -77,7 +77,14 @@ Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, Capt
       std::fprintf(stderr, "%.*s\n", static_cast<int>(line.size()), line.data());
     };
   }
-  return Capture::start(renderer, std::move(options));
+  return std::optional<CaptureOptions>(std::move(options));
+}
+
+Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, CaptureOptions defaults) {
+  auto options = optionsFromEnvironment(std::move(defaults));
+  if (!options) return options.error();
+  if (!*options) return std::unique_ptr<Capture>();
+  return Capture::start(renderer, std::move(**options));
 }
 
 }  // namespace reel::capture

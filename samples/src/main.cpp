@@ -155,6 +155,11 @@ int main(int argc, char** argv) {
   app.add_option("--frame-tap-priority", frameTapPriority,
                  "the frame tap's threads: normal, background or idle")
       ->capture_default_str();
+  app.add_option("--ab", options.abBlockFrames,
+                 "alternate blocks of this many frames without and with the capture (REEL_CAPTURE or "
+                 "--capture-out) or the frame tap, or with nothing, and print each kind's median frame "
+                 "time: what the capture costs, measured in one process")
+      ->check(CLI::Range(4, 100000));
   uint64_t pressF12At = 0;
   auto* pressF12 = app.add_option("--press-f12-at", pressF12At, "press F12 before frame N")
                        ->group("");  // hidden: for testing the F12 capture
@@ -294,6 +299,7 @@ int main(int argc, char** argv) {
                options.framesInFlight, r.device.name.c_str(), images.c_str(), r.errorCount);
   if (!r.captureSummary.empty() && r.captureErrors.empty())
     std::fprintf(human, "reel-sample: capture: %s\n", r.captureSummary.c_str());
+  if (!r.abSummary.empty()) std::fprintf(human, "reel-sample: %s\n", r.abSummary.c_str());
   if (!r.frameTapSummary.empty()) {
     std::fprintf(human, "reel-sample: %s, render thread waited %llu times for leases\n",
                  r.frameTapSummary.c_str(), static_cast<unsigned long long>(r.rendererStats.leaseWaits));

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ab_blocks.h"
 #include "assets.h"
 #include "capture_hotkey.h"
 #include "reel/capture/capture.h"
@@ -180,18 +181,37 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     captureOptions.appName = "reel-sample";
     captureOptions.appArgs = o.args;
     captureOptions.log = [&result](std::string_view line) { result.captureSummary = std::string(line); };
-    if (!o.captureOut.empty()) {
-      captureOptions.path = o.captureOut;
-      captureOptions.firstFrame = o.captureFirst;
-      captureOptions.lastFrame = o.captureLast;
-      capture = capture::Capture::start(renderer, captureOptions);
-    } else {
-      capture = capture::installFromEnvironment(renderer, captureOptions);
-    }
-    if (!capture) return capture.error();
     std::optional<FrameTap> tap;
     ObserverRegistration tapRegistration;
-    if (o.frameTap) tapRegistration = renderer.addObserver(tap.emplace(*o.frameTap));
+    std::optional<AbBlocks> ab;
+    if (o.abBlockFrames) {
+      // The capture or tap runs only in AbBlocks' on-blocks, started and ended there.
+      AbBlocks::Setup setup;
+      setup.blockFrames = o.abBlockFrames;
+      setup.tap = o.frameTap;
+      if (!o.captureOut.empty()) {
+        setup.capture = captureOptions;
+        setup.capture->path = o.captureOut;
+      } else {
+        auto fromEnvironment = capture::optionsFromEnvironment(captureOptions);
+        if (!fromEnvironment) return fromEnvironment.error();
+        setup.capture = std::move(*fromEnvironment);
+      }
+      if (setup.capture && setup.tap)
+        return fail("--ab measures a capture (REEL_CAPTURE or --capture-out) or --frame-tap, not both");
+      ab.emplace(renderer, std::move(setup));
+    } else {
+      if (!o.captureOut.empty()) {
+        captureOptions.path = o.captureOut;
+        captureOptions.firstFrame = o.captureFirst;
+        captureOptions.lastFrame = o.captureLast;
+        capture = capture::Capture::start(renderer, captureOptions);
+      } else {
+        capture = capture::installFromEnvironment(renderer, captureOptions);
+      }
+      if (!capture) return capture.error();
+      if (o.frameTap) tapRegistration = renderer.addObserver(tap.emplace(*o.frameTap));
+    }
     // F12's captures run beside the command line's (the renderer takes several observers), one F12
     // capture at a time: a press while the last one still takes frames is refused, and a finished one
     // is closed (its writer waited for) before the next starts.
@@ -286,6 +306,12 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
           }
         }
       }
+      if (ab) {
+        if (auto edge = ab->beforeFrame(n); !edge) {
+          result.captureErrors.push_back(edge.error().message);
+          break;
+        }
+      }
       const auto recordStart = std::chrono::steady_clock::now();
       const uint64_t frame = renderer.recordingFrame();
       FrameRecorder recorder(frame, resources, main, workers, pool);
@@ -315,8 +341,9 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
         result.recordMs.push_back(std::chrono::duration<double, std::milli>(kickStart - recordStart).count());
         result.kickMs.push_back(std::chrono::duration<double, std::milli>(now - kickStart).count());
       }
-      if (n > 0 && intervalsMs.size() < RunResult::kMaxFrameIntervals)
-        intervalsMs.push_back(std::chrono::duration<double, std::milli>(now - lastKick).count());
+      const double intervalMs = std::chrono::duration<double, std::milli>(now - lastKick).count();
+      if (n > 0 && intervalsMs.size() < RunResult::kMaxFrameIntervals) intervalsMs.push_back(intervalMs);
+      if (ab && n > 0) ab->afterKick(n, intervalMs);
       lastKick = now;
     }
     renderer.flushAndWait();
@@ -326,6 +353,11 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       if (!*c) continue;
       if (auto finished = (*c)->finish(); !finished) result.captureErrors.push_back(finished.error().message);
       c->reset();
+    }
+    if (ab) {
+      if (auto finished = ab->finish(); !finished) result.captureErrors.push_back(finished.error().message);
+      result.abSummary = ab->summary();
+      ab.reset();
     }
     if (tap) {
       tapRegistration.reset();

@@ -46,6 +46,9 @@ struct RunOptions {
   uint64_t captureFirst = 0, captureLast = UINT64_MAX;
   // A FrameTap on every frame (reel-sample --frame-tap): the least a capture does, for measuring.
   std::optional<FrameTap::Options> frameTap;
+  // reel-sample --ab: blocks of this many frames alternate without and with the capture or the frame tap
+  // (AbBlocks), which then run only in their blocks; 0: no blocks.
+  uint32_t abBlockFrames = 0;
   std::vector<std::string> args;  // the command line, for the trace's header
   // Lines for the user while the sample runs (an F12 capture starting and finishing); null: none.
   std::function<void(std::string_view)> log;
@@ -72,6 +75,7 @@ struct RunResult {
   std::vector<std::string> imageErrors;             // readbacks that failed
   std::string captureSummary;                       // the capture's closing line, when one ran
   std::string frameTapSummary;                      // FrameTap::summary(), when one ran
+  std::string abSummary;                            // AbBlocks::summary(), with abBlockFrames
   std::vector<std::string> captureErrors;           // captures that could not write (disk full, ...)
   std::vector<std::string> hotkeyTraces;            // traces F12 captured, in order
 };

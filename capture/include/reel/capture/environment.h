@@ -31,6 +31,7 @@
 //   if (!capture) std::fprintf(stderr, "%s\n", capture.error().message.c_str());
 
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "reel/capture/capture.h"
@@ -50,5 +51,10 @@ Result<FrameRange> parseFrameRange(std::string_view text);
 // is unset, an error when a variable is malformed or the file cannot be created. Call it on the kick
 // thread, before the first frame to capture is kicked.
 Result<std::unique_ptr<Capture>> installFromEnvironment(Renderer& renderer, CaptureOptions defaults = {});
+
+// What installFromEnvironment would start the capture with, without starting it: nothing when
+// REEL_CAPTURE is unset, an error when a variable is malformed. For an app that starts its captures
+// itself (reel-sample --ab starts one per block) with the settings the environment gives.
+Result<std::optional<CaptureOptions>> optionsFromEnvironment(CaptureOptions defaults = {});
 
 }  // namespace reel::capture

@@ -1,0 +1,73 @@
+#pragma once
+// What an observer costs an app's frame, measured inside one process (reel-sample --ab): the frames
+// after the first two alternate in blocks of `blockFrames`, without and with the measured observer (a
+// capture, started afresh for each block and finished at its end; the frame tap; or nothing, which
+// measures the method's own noise), and the kick-to-kick intervals of each kind are pooled. Runs of
+// the app alone and with a capture, set side by side, also differ by where each process's memory and
+// threads landed: on the H100 host the app alone against itself differed by up to 7% in the medians of
+// ten runs each (docs/measurements/h100-2026-11-28f-capture-floor). Blocks in one process share that.
+//
+//   AbBlocks ab(renderer, {.blockFrames = 40, .capture = options});
+//   for (uint64_t n = 0; n < frames; ++n) {
+//     if (auto r = ab.beforeFrame(n); !r) ...;   // starts or ends the observer at a block's edge
+//     record(); kick();
+//     ab.afterKick(n, msSincePreviousKick);
+//   }
+//   ab.finish();
+//   std::string line = ab.summary();
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frame_tap.h"
+#include "reel/capture/capture.h"
+#include "reel/runtime/renderer.h"
+#include "reel/runtime/result.h"
+
+namespace reel::samples {
+
+class AbBlocks {
+ public:
+  struct Setup {
+    uint32_t blockFrames = 40;
+    // Intervals left out at the start of each block: a capture's start (its snapshot of every resource)
+    // and end (the writer drained) fall there, and the block before's observer still ends.
+    uint32_t skipFrames = 2;
+    std::optional<capture::CaptureOptions> capture;  // on-blocks capture with these (path, threads, ...)
+    std::optional<FrameTap::Options> tap;            // or tap with these; with neither, do nothing
+  };
+  static constexpr uint64_t kWarmUpFrames = 2;  // frames before the first block
+
+  AbBlocks(Renderer& renderer, Setup setup);
+  ~AbBlocks();
+  AbBlocks(const AbBlocks&) = delete;
+  AbBlocks& operator=(const AbBlocks&) = delete;
+
+  // Kick thread, before frame n of the run (counted from 0) is recorded.
+  Result<void> beforeFrame(uint64_t n);
+  // Kick thread, after frame n was kicked, `intervalMs` after frame n - 1 was.
+  void afterKick(uint64_t n, double intervalMs);
+  // Ends the block in progress (its capture finished).
+  Result<void> finish();
+  // "A/B: 10 blocks of 40 frames each way, capture: off 11.20 ms, on 11.52 ms (1.029x, +2.9%) ..."
+  std::string summary() const;
+
+ private:
+  bool onBlock(uint64_t n) const { return ((n - kWarmUpFrames) / setup_.blockFrames) % 2 == 1; }
+  Result<void> endOn();
+
+  Renderer& renderer_;
+  Setup setup_;
+  bool on_ = false;
+  std::unique_ptr<capture::Capture> capture_;
+  std::optional<FrameTap> tap_;
+  ObserverRegistration tapRegistration_;
+  std::vector<double> offMs_, onMs_;
+  uint64_t offBlocks_ = 0, onBlocks_ = 0;
+  uint64_t renderWaits_ = 0, renderWaitNs_ = 0, framesCaptured_ = 0, captureCpuNs_ = 0;
+};
+
+}  // namespace reel::samples

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""The table of scripts/device-capture-ab.sh's runs: per scene and variant, each run's ratio of its
+median frame time with the capture (or tap, or nothing) to its median without, measured in one process
+(reel-sample --ab), and the median of those ratios over the runs; the capture's render-thread waits and
+CPU a frame where it gives them.
+Usage: capture-ab-summary.py OUT"""
+import collections
+import pathlib
+import re
+import statistics
+import sys
+
+out = pathlib.Path(sys.argv[1])
+runs = collections.defaultdict(list)  # (scene, variant) -> [(ratio, off ms, on ms, waits, cpu ms)]
+order = []
+for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: p.name):
+    scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
+    text = path.read_text()
+    ab = re.search(r"median ms/frame off ([\d.]+), on ([\d.]+) \(([\d.]+)x", text)
+    if not ab:
+        print(f"{path}: no A/B line", file=sys.stderr)
+        continue
+    waits = re.search(r"render thread waited (\d+) times", text)
+    cpu = re.search(r"([\d.]+) ms capture CPU a frame", text)
+    runs[(scene, variant)].append((float(ab.group(3)), float(ab.group(1)), float(ab.group(2)),
+                                   int(waits.group(1)) if waits else None, float(cpu.group(1)) if cpu else None))
+    if (scene, variant) not in order:
+        order.append((scene, variant))
+
+print("| scene | variant | runs | on/off a run (ratios of the run's medians) | median ratio | off ms/frame "
+      "(median run) | render-thread waits (all runs) | capture CPU ms/frame (median run) |")
+print("|---|---|---|---|---|---|---|---|")
+for key in sorted(order):
+    r = runs[key]
+    ratios = sorted(x[0] for x in r)
+    median = statistics.median(ratios)
+    waits = [x[3] for x in r if x[3] is not None]
+    cpu = [x[4] for x in r if x[4] is not None]
+    print(f"| {key[0]} | {key[1]} | {len(r)} | {', '.join(f'{x:.3f}' for x in ratios)} | "
+          f"{median:.3f}x ({(median - 1) * 100:+.1f}%) | {statistics.median(x[1] for x in r):.4f} | "
+          f"{sum(waits) if waits else ''} | {f'{statistics.median(cpu):.2f}' if cpu else ''} |")
