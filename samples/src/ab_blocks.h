@@ -5,7 +5,7 @@
 // measures the method's own noise), and the kick-to-kick intervals of each kind are pooled. Runs of
 // the app alone and with a capture, set side by side, also differ by where each process's memory and
 // threads landed: on the H100 host the app alone against itself differed by up to 7% in the medians of
-// ten runs each (docs/measurements/h100-2026-11-28f-capture-floor). Blocks in one process share that.
+// ten runs each (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process share that.
 //
 //   AbBlocks ab(renderer, {.blockFrames = 40, .capture = options});
 //   for (uint64_t n = 0; n < frames; ++n) {
