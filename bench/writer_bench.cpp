@@ -134,7 +134,8 @@ int throughput(const std::string& path, bool codecs) {
       int hashLog = 0;  // 0: the level's own
     };
     for (const Codec& c :
-         {Codec{"level1_ldm", 1, true}, Codec{"level1", 1, false}, Codec{"level1_hash16", 1, false, 16},
+         {Codec{"level1_auto", 1, false, reel::trace::CompressionSettings::kAutoHashLog},
+          Codec{"level1_ldm", 1, true}, Codec{"level1", 1, false}, Codec{"level1_hash16", 1, false, 16},
           Codec{"level1_hash17", 1, false, 17}, Codec{"level1_hash18", 1, false, 18},
           Codec{"level2", 2, false}, Codec{"level3", 3, false}, Codec{"level-1", -1, false},
           Codec{"level-3", -3, false}}) {

@@ -2,8 +2,8 @@
 # The trace codec's settings on this machine (issue 15): captures cubes (300 frames) and stress (40 frames;
 # --quick: every scene at 64x64, for the 2-core VM on lavapipe) with key frames off, then for each:
 #  - `reel_writer_bench codec` (bench/writer_bench.cpp) writes the trace's messages again on one thread at
-#    zstd levels 1 (with long-distance matching, with its own match table and with tables of 2^16 to 2^18
-#    entries), 2, 3, -1 and -3: raw MB/s and ratio, medians of 3;
+#    zstd levels 1 (the match table chosen chunk by chunk, the default; with long-distance matching, with
+#    its own match table and with tables of 2^16 to 2^18 entries), 2, 3, -1 and -3: raw MB/s and ratio, medians of 3;
 #  - `reel_writer_bench chunks` captures the trace again (replayed on the null device) at chunk sizes of
 #    32 to 256 MiB: frames a chunk, message and file MB a frame, the writer's stages' CPU on one thread.
 #   bash scripts/codec-benchmark.sh BIN OUT [--quick]    # BIN: reel-sample, reel_writer_bench (device-build.sh)

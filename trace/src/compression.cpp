@@ -4,6 +4,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "reel/runtime/cpu_time.h"
@@ -32,6 +33,8 @@ Result<ChunkCompressor> ChunkCompressor::create(const trace::CompressionSettings
         std::pair{ZSTD_c_enableLongDistanceMatching, settings.longDistanceMatching ? 1 : 0},
         std::pair{ZSTD_c_windowLog, settings.windowLog}, std::pair{ZSTD_c_hashLog, settings.hashLog}}) {
     if ((param == ZSTD_c_windowLog || param == ZSTD_c_hashLog) && value == 0) continue;  // the level's own
+    // Chosen by each chunk (compressFrame); the level's own until the first.
+    if (param == ZSTD_c_hashLog && value == trace::CompressionSettings::kAutoHashLog) continue;
     if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx.get(), param, value), "parameter"); !r)
       return r.error();
   }
@@ -55,7 +58,17 @@ ChunkCompressor::ChunkCompressor(ChunkCompressor&&) noexcept = default;
 ChunkCompressor& ChunkCompressor::operator=(ChunkCompressor&&) noexcept = default;
 ChunkCompressor::~ChunkCompressor() = default;
 
-Result<void> ChunkCompressor::compressFrame(const void* data, size_t size, std::vector<uint8_t>& out) {
+Result<void> ChunkCompressor::compressFrame(const void* data, size_t size, std::vector<uint8_t>& out,
+                                            uint32_t frames) {
+  if (settings_.hashLog == trace::CompressionSettings::kAutoHashLog) {
+    const bool large = size / std::max<uint32_t>(frames, 1) >= trace::CompressionSettings::kLargeFrameBytes;
+    const int hashLog = large ? trace::CompressionSettings::kLargeFrameHashLog : 0;  // 0: the level's own
+    if (hashLog != hashLog_) {
+      if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_hashLog, hashLog), "parameter"); !r)
+        return r;
+      hashLog_ = hashLog;
+    }
+  }
   const size_t bound = ZSTD_compressBound(size);
   if (scratchBytes_ < bound) {
     scratch_.reset(new uint8_t[bound]);  // uninitialised: zstd writes what is read back

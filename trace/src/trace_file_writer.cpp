@@ -248,7 +248,9 @@ void TraceFileWriter::Impl::stopWorkers() {
 
 void TraceFileWriter::Impl::compress(schema::ChunkCompressor& c, Job& job) {
   job.compressed.clear();
-  if (auto r = c.compressFrame(job.raw.data(), job.raw.size(), job.compressed); !r)
+  if (auto r =
+          c.compressFrame(job.raw.data(), job.raw.size(), job.compressed, static_cast<uint32_t>(job.frames));
+      !r)
     job.error = r.error().message;
 }
 

@@ -69,14 +69,21 @@ namespace reel::trace {
 // process loses is at most that much time of frames, whatever their size.
 struct CompressionSettings {
   // A predicted frame (format 1.3) compresses mostly against the frames before it in its chunk, megabytes
-  // back: level 1's own table (2^13 entries) loses much of that, and with 2^17 it finds it as level 3
-  // does, faster (cubes and stress 1.25x and 1.1x level 3's speed on the 2-core VM, 1.0x and 1.3x on the
-  // H100 host, files at most 2% larger: docs/measurements/vm-2026-11-28-codec, h100-2026-11-28a-codec).
+  // back. For large frames (stress, 8.4 MB) level 1's own match table (2^13 entries) loses much of that,
+  // and with 2^17 it finds it as level 3 does, faster (1.1x level 3's speed on the 2-core VM, 1.3x on the
+  // H100 host, the file 1.5% larger; with the level's own table it is 3.7x larger on the VM). Small frames
+  // (cubes, 0.24 MB) the level's own table finds as well: 1.28x (VM) and 1.25x (H100 host) as fast as
+  // 2^17 for 0.8% more bytes (docs/measurements/vm-2026-11-28-codec, h100-2026-11-28a-codec).
   // Long-distance matching adds nothing the window does not find.
   int level = 1;
   bool longDistanceMatching = false;
   int windowLog = 26;  // 64 MiB; `zstd -dc` accepts up to 27 without --long
-  int hashLog = 17;    // log2 of the match table's entries; 0: the level's own
+  // log2 of the match table's entries; 0: the level's own; kAutoHashLog: chosen chunk by chunk, 2^17
+  // (kLargeFrameHashLog) where the chunk's frames average kLargeFrameBytes or more, the level's own below.
+  int hashLog = kAutoHashLog;
+  static constexpr int kAutoHashLog = -1;
+  static constexpr int kLargeFrameHashLog = 17;
+  static constexpr uint64_t kLargeFrameBytes = 1ull << 20;
   // A chunk's first frame is written whole (nothing before it in the chunk to predict from), and such
   // a frame costs the most to compress and to store: a large frame wants chunks of many frames (stress,
   // 8.4 MB a frame: at 32 MiB 4 frames a chunk, compression 6.3 ms and 1.22 MB of file a frame; at 128

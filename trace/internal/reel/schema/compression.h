@@ -46,7 +46,9 @@ class ChunkCompressor {
   ~ChunkCompressor();
 
   // One whole frame of `size` bytes at once, appended to `out`; its header records the content size.
-  Result<void> compressFrame(const void* data, size_t size, std::vector<uint8_t>& out);
+  // `frames`: the trace frames in it (a chunk's), by which settings.hashLog kAutoHashLog chooses the
+  // match table.
+  Result<void> compressFrame(const void* data, size_t size, std::vector<uint8_t>& out, uint32_t frames = 0);
 
   // A frame compressed as its bytes come (a chunk, message by message): add() each piece, then
   // endFrame(); frame() is then the whole zstd frame, until startFrame() begins the next one.
@@ -72,6 +74,7 @@ class ChunkCompressor {
 
   std::unique_ptr<ZSTD_CCtx_s, FreeContext> cctx_;
   trace::CompressionSettings settings_;
+  int hashLog_ = 0;           // the match table the context has (kAutoHashLog's choice; 0: the level's own)
   std::vector<uint8_t> out_;  // the open frame, compressed so far
   size_t outUsed_ = 0;
   // compressFrame's output, then copied to the caller's: room for the largest frame so far, kept, and
