@@ -72,8 +72,10 @@ struct CompressionSettings {
   // back. For large frames (stress, 8.4 MB) level 1's own match table (2^13 entries) loses much of that,
   // and with 2^17 it finds it as level 3 does, faster (1.1x level 3's speed on the 2-core VM, 1.3x on the
   // H100 host, the file 1.5% larger; with the level's own table it is 3.7x larger on the VM). Small frames
-  // (cubes, 0.24 MB) the level's own table finds as well: 1.28x (VM) and 1.25x (H100 host) as fast as
-  // 2^17 for 0.8% more bytes (docs/measurements/vm-2026-11-28-codec, h100-2026-11-28a-codec).
+  // (cubes, 0.24 MB) the level's own table finds as well, for 0.8% more bytes: 1.28x as fast as 2^17 on
+  // the VM, and on the H100 host, where one thread's speed moves by 10-20% from call to call, 1.25x and
+  // 0.94x in two calls, a cubes capture's threads 15% less CPU (docs/measurements/vm-2026-11-28-codec,
+  // h100-2026-11-28a-codec, 28k-codec, 28k-capture-cost).
   // Long-distance matching adds nothing the window does not find.
   int level = 1;
   bool longDistanceMatching = false;
