@@ -106,6 +106,10 @@ void FrameTap::threadLoop() {
         out += size;
         return;
       }
+      if (!cctx) {
+        error = "cannot create a zstd context";
+        return;
+      }
       const size_t bound = ZSTD_compressBound(size);
       if (compressed.size() < bound) compressed.resize(bound);
       const size_t n = ZSTD_compress2(cctx.get(), compressed.data(), compressed.size(), bytes, size);
