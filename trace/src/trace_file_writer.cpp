@@ -248,9 +248,7 @@ void TraceFileWriter::Impl::stopWorkers() {
 
 void TraceFileWriter::Impl::compress(schema::ChunkCompressor& c, Job& job) {
   job.compressed.clear();
-  if (auto r =
-          c.compressFrame(job.raw.data(), job.raw.size(), job.compressed, static_cast<uint32_t>(job.frames));
-      !r)
+  if (auto r = c.compressFrame(job.raw.data(), job.raw.size(), job.compressed, job.frames); !r)
     job.error = r.error().message;
 }
 

@@ -48,7 +48,7 @@ class ChunkCompressor {
   // One whole frame of `size` bytes at once, appended to `out`; its header records the content size.
   // `frames`: the trace frames in it (a chunk's), by which settings.hashLog kAutoHashLog chooses the
   // match table.
-  Result<void> compressFrame(const void* data, size_t size, std::vector<uint8_t>& out, uint32_t frames = 0);
+  Result<void> compressFrame(const void* data, size_t size, std::vector<uint8_t>& out, uint64_t frames = 0);
 
   // A frame compressed as its bytes come (a chunk, message by message): add() each piece, then
   // endFrame(); frame() is then the whole zstd frame, until startFrame() begins the next one.
