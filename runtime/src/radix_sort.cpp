@@ -97,13 +97,14 @@ int radixSort(std::span<SortEntry> entries, std::vector<SortEntry>& scratch,
   return digits;
 }
 
-int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> majorBySequence) {
+int RadixSorter::sort(std::span<SortEntry> entries, std::span<const uint32_t> majorBySequence,
+                      uint32_t maxThreads) {
   const size_t n = entries.size();
-  const uint32_t threads =
-      pool_ && n >= 2 && n >= parallelMinKeys_
-          ? static_cast<uint32_t>(std::min<size_t>(
-                pool_->threads(), std::max<size_t>(n / std::max<size_t>(minKeysPerThread_, 1), 2)))
-          : 1;
+  const uint32_t threads = pool_ && n >= 2 && n >= parallelMinKeys_
+                               ? static_cast<uint32_t>(std::min<size_t>(
+                                     {pool_->threads(), maxThreads,
+                                      std::max<size_t>(n / std::max<size_t>(minKeysPerThread_, 1), 2)}))
+                               : 1;
   if (threads < 2) return radixSort(entries, scratch_, majorBySequence);
   scratch_.resize(n);
   counts_.resize(size_t{threads} * kBuckets);

@@ -421,7 +421,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
     }
   }
   clock.enter(FramePhase::Sort);
-  sorter_->sort(sortEntries_, prefixes_->bySequence());
+  sorter_->sort(sortEntries_, prefixes_->bySequence(), activeWorkers());
   if (const size_t outside = passes_->locate(sortEntries_, *prefixes_)) {
     device_.reportError("frame " + std::to_string(number) + ": " + std::to_string(outside) +
                         " keys name a pass the frame did not declare (it declares " +
@@ -449,11 +449,11 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
 
   // A frame stopped after N packets stays on one thread: it is a debugging view, and its end is easier to
   // find there.
-  const uint32_t jobs =
-      pool_ && frame.stopAfterPackets == UINT64_MAX
-          ? std::min(jobCountFor(view.sorted.size(), pool_->threads() * kJobsPerThread, minJobKeys_),
-                     device_.jobCapacity())
-          : 1;
+  const uint32_t threads = pool_ ? activeWorkers() : 1;
+  const uint32_t jobs = threads > 1 && frame.stopAfterPackets == UINT64_MAX
+                            ? std::min(jobCountFor(view.sorted.size(), threads * kJobsPerThread, minJobKeys_),
+                                       device_.jobCapacity())
+                            : 1;
   FrameTiming wide;
   uint64_t translated;
   DrawCounts draws;
@@ -462,7 +462,7 @@ uint64_t Renderer::processFrame(PendingFrame& frame) {
   const bool graph = passes_->count() != 0 && (jobs > 1 || view.sorted.size() <= kPassReadsMaxKeys);
   if (!graph) device_.planTransients({}, false);
   if (jobs > 1) {
-    translated = translateWide(view, jobs, clock, wide, merge, draws, graph);
+    translated = translateWide(view, jobs, threads, clock, wide, merge, draws, graph);
   } else {
     clock.enter(FramePhase::Translate);
     const auto start = std::chrono::steady_clock::now();
@@ -563,14 +563,14 @@ void Renderer::applyGraph(const FrameGraph& graph, bool stopped) {
   device_.planTransients(lives, true);
 }
 
-uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseClock& clock, FrameTiming& timing,
-                                 bool merge, DrawCounts& draws, bool graph) {
+uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, uint32_t threads, PhaseClock& clock,
+                                 FrameTiming& timing, bool merge, DrawCounts& draws, bool graph) {
   clock.enter(FramePhase::Sweep);
   FrameGraphBuilder builder;
   if (graph) builder = graphBuilder();
   asyncPassCuts(view.sorted.size(), jobs);
   const std::span<const TranslationJob> plan = planner_->plan(
-      view, jobs - static_cast<uint32_t>(wideCuts_.size()), pool_.get(),
+      view, jobs - static_cast<uint32_t>(wideCuts_.size()), pool_.get(), threads,
       [this](uint32_t slot) { return slot < computePipelines_.size() && computePipelines_[slot] != 0; },
       graph ? JobPlanner::GraphInput{graphPasses_, passes_->starts()} : JobPlanner::GraphInput{}, wideCuts_);
   jobs = static_cast<uint32_t>(plan.size());
@@ -590,7 +590,7 @@ uint64_t Renderer::translateWide(const FrameView& view, uint32_t jobs, PhaseCloc
   // left, so a thread whose packets cost more (the same packet count can take 3x as long in another part
   // of the frame: other pipelines, descriptor pushes) simply takes fewer jobs.
   std::atomic<uint32_t> next{0};
-  pool_->run(std::min(jobs, pool_->threads()), [&](uint32_t thread) {
+  pool_->run(std::min(jobs, threads), [&](uint32_t thread) {
     for (uint32_t j; (j = next.fetch_add(1, std::memory_order_relaxed)) < jobs;) {
       const auto start = std::chrono::steady_clock::now();
       const TranslationJob& job = plan[j];

@@ -62,9 +62,9 @@ JobPlanner::JobPlanner() {
 }
 
 std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, uint32_t count,
-                                                       WorkerPool* pool, IsComputeFn isCompute,
-                                                       const void* fn, GraphInput graph,
-                                                       std::span<const size_t> cuts) {
+                                                       WorkerPool* pool, uint32_t threads,
+                                                       IsComputeFn isCompute, const void* fn,
+                                                       GraphInput graph, std::span<const size_t> cuts) {
   const size_t keys = view.sorted.size();
   count = std::max<uint32_t>(1, count);
 
@@ -85,7 +85,7 @@ std::span<const TranslationJob> JobPlanner::planErased(const FrameView& view, ui
     segments_[s].firstKey = segmentStarts_[s];
     segments_[s].endKey = s + 1 < segmentCount ? segmentStarts_[s + 1] : keys;
   }
-  const uint32_t threads = pool ? std::min(count, pool->threads()) : 1;
+  threads = pool ? std::max(1u, std::min({count, threads, pool->threads()})) : 1;
   if (sweepers_.size() < threads) sweepers_.resize(threads);
   const bool graphed = !graph.passes.empty() && graph.starts.size() == graph.passes.size();
   graphed_ = graphed ? threads : 0;

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "reel/runtime/renderer.h"
@@ -34,14 +35,19 @@ class JobDevice final : public SilentDevice {
     const size_t count = queues.size();
     jobQueues.assign(queues.begin(), queues.end());
     jobs.assign(count, {});
+    jobThreads.assign(count, {});
     preparedInJobs.assign(count, {});
     replaying.assign(count, 0);
   }
   void startJobRange() override { replaying[currentJob()] = 0; }
 
-  std::vector<Call> serial;             // packets translated outside jobs
-  std::vector<std::vector<Call>> jobs;  // the last wide frame's, per job
-  std::vector<QueueClass> jobQueues;    // the last wide frame's, per job
+  std::vector<Call> serial;                 // packets translated outside jobs
+  std::vector<std::vector<Call>> jobs;      // the last wide frame's, per job
+  std::vector<std::thread::id> jobThreads;  // the thread that translated each of them
+  size_t threadsThatTranslated() const {
+    return std::set<std::thread::id>(jobThreads.begin(), jobThreads.end()).size();
+  }
+  std::vector<QueueClass> jobQueues;  // the last wide frame's, per job
   // Each prepareReads on the render thread, and how many serial packets came before it.
   std::vector<std::pair<size_t, std::vector<GraphResource>>> prepared;
   // Each prepareReads in a job (but those of the state it replays), by job.
@@ -91,7 +97,10 @@ class JobDevice final : public SilentDevice {
   }
 
  protected:
-  void beginJob(uint32_t job) override { replaying[job] = 1; }
+  void beginJob(uint32_t job) override {
+    replaying[job] = 1;
+    jobThreads[job] = std::this_thread::get_id();  // each job's thread writes its own entry
+  }
   void record(CommandType type, const void* payload, size_t size) override {
     Call call{type, false, 0};
     std::memcpy(&call.head, payload, std::min<size_t>(size, sizeof call.head));
@@ -138,6 +147,36 @@ TEST(TranslationJobs, SmallFrameStaysOnTheRenderThread) {
   renderer.flushAndWait();
   EXPECT_TRUE(device.jobs.empty()) << "no job was begun";
   EXPECT_EQ(device.serial.size(), 2 * kMinJobKeys - 1);
+}
+
+// limitWorkers caps the threads of the frames processed after it, and 0 lifts the cap.
+TEST(TranslationJobs, LimitWorkersCapsTheThreadsOfLaterFrames) {
+  constexpr uint32_t kKeys = 32 * kMinJobKeys;
+  JobDevice device;
+  Renderer renderer(device, {.workers = 8});
+  auto& bucket = renderer.createBucket<uint32_t>("b");
+  auto frame = [&] {
+    for (uint32_t i = 0; i < kKeys; ++i) bucket.add<cmd::Draw>(i).vertexCount = 3;
+    renderer.kick();
+    renderer.flushAndWait();
+  };
+  frame();
+  EXPECT_EQ(device.jobs.size(), jobCountFor(kKeys, 8 * kJobsPerThread));
+  EXPECT_EQ(renderer.activeWorkers(), 8u);
+  renderer.limitWorkers(2);
+  EXPECT_EQ(renderer.activeWorkers(), 2u);
+  frame();
+  EXPECT_EQ(device.jobs.size(), jobCountFor(kKeys, 2 * kJobsPerThread));
+  EXPECT_LE(device.threadsThatTranslated(), 2u);
+  renderer.limitWorkers(1);
+  const size_t serialBefore = device.serial.size();
+  frame();
+  EXPECT_EQ(device.serial.size() - serialBefore, kKeys) << "one thread: the render thread translates it all";
+  renderer.limitWorkers(100);
+  EXPECT_EQ(renderer.activeWorkers(), 8u) << "never more than the workers";
+  renderer.limitWorkers(0);
+  frame();
+  EXPECT_EQ(device.jobs.size(), jobCountFor(kKeys, 8 * kJobsPerThread));
 }
 
 TEST(TranslationJobs, JobsCoverTheSortedFrameInOrder) {

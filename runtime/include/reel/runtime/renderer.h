@@ -183,6 +183,15 @@ class Renderer {
   uint32_t framesInFlight() const { return config_.framesInFlight; }
   // Threads that may translate one frame (RendererConfig::workers, resolved).
   uint32_t workers() const { return workers_; }
+  // Frames the render thread begins from now on sort and translate on at most `threads` of workers()
+  // (0: all of them), leaving the other cores to the app's own work, a capture or another process. Any
+  // thread; the images never depend on it.
+  void limitWorkers(uint32_t threads) { workerLimit_.store(threads, std::memory_order_relaxed); }
+  // What limitWorkers left in force: the threads a frame may use now.
+  uint32_t activeWorkers() const {
+    const uint32_t limit = workerLimit_.load(std::memory_order_relaxed);
+    return limit && limit < workers_ ? limit : workers_;
+  }
   RendererStats stats() const;
 
  private:
@@ -240,8 +249,8 @@ class Renderer {
   void applyGraph(const FrameGraph& graph, bool stopped);
   // Wide frames: the sweep, then up to `jobs` jobs on the render workers; each job's wall time into
   // jobWall.
-  uint64_t translateWide(const FrameView& view, uint32_t jobs, detail::PhaseClock& clock, FrameTiming& timing,
-                         bool merge, DrawCounts& draws, bool graph);
+  uint64_t translateWide(const FrameView& view, uint32_t jobs, uint32_t threads, detail::PhaseClock& clock,
+                         FrameTiming& timing, bool merge, DrawCounts& draws, bool graph);
   // Wide frames on several queues: a job records for one queue, so each declared pass that may run on
   // async compute (no target, preferring it) is a job of its own or several: its first key and the key
   // after its last begin jobs. Empty when they would take more than `jobs` - 1 of the frame's jobs.
@@ -282,6 +291,7 @@ class Renderer {
   LiveResources live_;
   uint32_t workers_ = 1;
   size_t minJobKeys_ = 0;  // translation_jobs.h: kMinJobKeys unless REEL_RENDER_JOB_KEYS says otherwise
+  std::atomic<uint32_t> workerLimit_{0};  // limitWorkers
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<JobPlanner> planner_;
   std::vector<PassDesc> graphPasses_;       // graphBuilder's passes (capacity kept between frames)

@@ -75,8 +75,10 @@ class RadixSorter {
         parallelMinKeys_(parallelMinKeys),
         minKeysPerThread_(minKeysPerThread),
         barrierSpin_(barrierSpin) {}
-  // One caller at a time (the render thread); the pool must be free. As radixSort.
-  int sort(std::span<SortEntry> entries, std::span<const uint32_t> majorBySequence = {});
+  // One caller at a time (the render thread); the pool must be free. As radixSort, on at most
+  // `maxThreads` of the pool's threads.
+  int sort(std::span<SortEntry> entries, std::span<const uint32_t> majorBySequence = {},
+           uint32_t maxThreads = UINT32_MAX);
 
  private:
   WorkerPool* pool_;

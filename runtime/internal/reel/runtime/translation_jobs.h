@@ -78,11 +78,10 @@ class JobPlanner {
 
   JobPlanner();
   // Render thread. Cuts view.sorted into `count` ranges of about equal packet counts and finds each
-  // range's starting state, sweeping on up to `count` threads of `pool` (null: on this thread alone; the
-  // pool must be free). `computePipeline(slot)` says whether the pipeline of that handle slot binds to
-  // the compute bind point (a BindPipeline's scope); it is called from the sweeping threads (at most
-  // pool->threads(); the jobs may outnumber them). Returns the
-  // jobs (valid until the next plan()).
+  // range's starting state, sweeping on up to min(count, threads) threads of `pool` (null: on this
+  // thread alone; the pool must be free). `computePipeline(slot)` says whether the pipeline of that
+  // handle slot binds to the compute bind point (a BindPipeline's scope); it is called from the sweeping
+  // threads (the jobs may outnumber them). Returns the jobs (valid until the next plan()).
   // With `graph` (the frame's declared passes, then one more for the keys that name none, and where each
   // declared pass's keys begin in sorted order, then where the keys naming none begin), each segment also
   // builds its part of the frame's render graph (frame_graph.h), which mergeGraph() adds to a builder:
@@ -96,10 +95,10 @@ class JobPlanner {
   // of its own (a pass that runs on another queue) starts and ends at cuts.
   template <typename IsCompute>
   std::span<const TranslationJob> plan(const FrameView& view, uint32_t count, WorkerPool* pool,
-                                       IsCompute&& computePipeline, GraphInput graph = {},
+                                       uint32_t threads, IsCompute&& computePipeline, GraphInput graph = {},
                                        std::span<const size_t> cuts = {}) {
     return planErased(
-        view, count, pool,
+        view, count, pool, threads,
         [](const void* f, uint32_t slot) {
           return (*static_cast<const std::remove_reference_t<IsCompute>*>(f))(slot);
         },
@@ -126,8 +125,8 @@ class JobPlanner {
  private:
   using IsComputeFn = bool (*)(const void*, uint32_t);
   std::span<const TranslationJob> planErased(const FrameView& view, uint32_t count, WorkerPool* pool,
-                                             IsComputeFn isCompute, const void* fn, GraphInput graph,
-                                             std::span<const size_t> cuts);
+                                             uint32_t threads, IsComputeFn isCompute, const void* fn,
+                                             GraphInput graph, std::span<const size_t> cuts);
 
   // A packet of the frame: its key, its place in the key's chain (what orders packets of one key) and its
   // header's offset. offset 0 (no packet has it): none.
