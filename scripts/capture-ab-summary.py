@@ -39,3 +39,30 @@ for key in sorted(order):
     print(f"| {key[0]} | {key[1]} | {len(r)} | {', '.join(f'{x:.3f}' for x in ratios)} | "
           f"{median:.3f}x ({(median - 1) * 100:+.1f}%) | {statistics.median(x[1] for x in r):.4f} | "
           f"{sum(waits) if waits else ''} | {f'{statistics.median(cpu):.2f}' if cpu else ''} |")
+
+# Where the difference lands: each run's "A/B breakdown" line gives the medians, off and on, of the kick
+# thread's recording and kicking and of the render thread's phases; the table gives, per variant, the
+# median over the runs of on minus off, in microseconds.
+deltas = collections.defaultdict(lambda: collections.defaultdict(list))  # (scene, variant) -> part -> [us]
+parts = []
+for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: p.name):
+    scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
+    line = re.search(r"A/B breakdown \(median ms off -> on\):(.*)", path.read_text())
+    if not line:
+        continue
+    for name, off, on in re.findall(r"([a-z ]+) ([\d.]+) -> ([\d.]+)", line.group(1)):
+        name = name.strip()
+        deltas[(scene, variant)][name].append((float(on) - float(off)) * 1000)
+        if name not in parts:
+            parts.append(name)
+if deltas:
+    print()
+    print("On minus off, median over the runs, microseconds a frame (kick thread: record, kick; render thread "
+          "and its phases):")
+    print()
+    print("| scene | variant | " + " | ".join(parts) + " |")
+    print("|---|---|" + "---|" * len(parts))
+    for key in sorted(deltas):
+        d = deltas[key]
+        print(f"| {key[0]} | {key[1]} | " +
+              " | ".join(f"{statistics.median(d[p]):+.1f}" if d[p] else "" for p in parts) + " |")

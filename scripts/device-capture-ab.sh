@@ -6,10 +6,12 @@
 # or any:
 #   bash scripts/device-capture-ab.sh BIN OUT
 #   python3 scripts/capture-ab-summary.py OUT > OUT/summary.md
-# VARIANTS (default below) lists name=ENV,ENV...: "nothing" and names starting "tap" capture nothing (a
+# VARIANTS (default below) lists name=ENV,ENV...: names starting "nothing" or "tap" capture nothing (a
 # tap passes ARG= tokens to reel-sample, as scripts/device-capture-cost.sh does), the others capture
-# into OUT/ab.reel with their ENV (REEL_CAPTURE_PRIORITY=idle, ...). Each run is REPS times, variants
-# interleaved; blocks of AB_FRAMES (cubes 200, stress 40) frames, BLOCKS of them each way (10).
+# into OUT/ab.reel; each runs with its ENV (REEL_CAPTURE_PRIORITY=idle, REEL_RENDER_WORKERS=4, ...), and
+# BIN=DIR runs DIR's reel-sample instead of BIN's (another version, side by side in the same call).
+# Each run is REPS times, variants interleaved; blocks of AB_FRAMES (cubes 200, stress 40) frames,
+# BLOCKS of them each way (10).
 set -uo pipefail
 source "$(dirname "$0")/device-env.sh"
 reps=${REPS:-3}
@@ -27,18 +29,19 @@ for scene in $scenes; do
   for rep in $(seq 1 "$reps"); do
     for v in $variants; do
       name=${v%%=*}
-      envs=() extra=() args=()
+      envs=() extra=() args=() runbin=$bin
       [ "$v" != "$name" ] && IFS=, read -ra extra <<< "${v#*=}"
-      [[ "$name" != nothing && "$name" != tap* ]] && envs=(REEL_CAPTURE="$out/ab.reel")
+      [[ "$name" != nothing* && "$name" != tap* ]] && envs=(REEL_CAPTURE="$out/ab.reel")
       for e in "${extra[@]}"; do
         case "$e" in
           ARG=*) args+=("${e#ARG=}") ;;
+          BIN=*) runbin=$(cd "${e#BIN=}" && pwd) ;;
           *) envs+=("$e") ;;
         esac
       done
       { TIMEFORMAT="process cpu: user %U s, sys %S s"
-        time env "${envs[@]}" "$bin/reel-sample" --scene "$scene" --headless --frames "$frames" --ab "$k" \
-          "${args[@]}" 2>&1 | grep -E "ms/frame|A/B:|error"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
+        time env "${envs[@]}" "$runbin/reel-sample" --scene "$scene" --headless --frames "$frames" --ab "$k" \
+          "${args[@]}" 2>&1 | grep -E "ms/frame|A/B|error"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
       rm -f "$out/ab.reel"
     done
   done

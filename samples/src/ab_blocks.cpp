@@ -8,8 +8,11 @@
 
 namespace reel::samples {
 
-AbBlocks::AbBlocks(Renderer& renderer, Setup setup) : renderer_(renderer), setup_(std::move(setup)) {
+AbBlocks::AbBlocks(Renderer& renderer, Setup setup)
+    : renderer_(renderer), setup_(std::move(setup)), frameOfFirst_(renderer.recordingFrame()) {
   setup_.blockFrames = std::max(setup_.blockFrames, setup_.skipFrames + 1);
+  phaseObserver_.blocks = this;
+  phaseRegistration_ = renderer_.addObserver(phaseObserver_);
 }
 
 AbBlocks::~AbBlocks() {
@@ -32,6 +35,8 @@ Result<void> AbBlocks::beforeFrame(uint64_t n) {
       capture_ = std::move(*started);
     } else if (setup_.tap) {
       tapRegistration_ = renderer_.addObserver(tap_.emplace(*setup_.tap));
+    } else if (setup_.workerLimit) {
+      renderer_.limitWorkers(setup_.workerLimit);
     }
     return {};
   }
@@ -57,24 +62,49 @@ Result<void> AbBlocks::endOn() {
     tap_->finish();
     tap_.reset();
   }
+  if (setup_.workerLimit) renderer_.limitWorkers(0);
   return {};
 }
 
-void AbBlocks::afterKick(uint64_t n, double intervalMs) {
-  // The interval from frame n - 1 to frame n, counted where both are in one block past its first frames.
-  if (n <= kWarmUpFrames) return;
-  const uint64_t position = (n - kWarmUpFrames) % setup_.blockFrames;
-  if (position < std::max(1u, setup_.skipFrames)) return;
-  (onBlock(n) ? onMs_ : offMs_).push_back(intervalMs);
+bool AbBlocks::measured(uint64_t n) const {
+  // The interval from frame n - 1 to frame n counts where both are in one block past its first frames.
+  if (n <= kWarmUpFrames) return false;
+  return (n - kWarmUpFrames) % setup_.blockFrames >= std::max(1u, setup_.skipFrames);
+}
+
+void AbBlocks::afterKick(uint64_t n, const KickTimes& times) {
+  if (!measured(n)) return;
+  KickSamples& side = onBlock(n) ? onKick_ : offKick_;
+  side.intervalMs.push_back(times.intervalMs);
+  side.recordMs.push_back(times.recordMs);
+  side.kickMs.push_back(times.kickMs);
+}
+
+void AbBlocks::PhaseObserver::onFrameEnd(const FrameTiming& timing) {
+  const uint64_t n = timing.frame - blocks->frameOfFirst_;
+  if (timing.frame < blocks->frameOfFirst_ || !blocks->measured(n)) return;
+  std::lock_guard lock(blocks->renderMutex_);
+  RenderSamples& side = blocks->onBlock(n) ? blocks->onRender_ : blocks->offRender_;
+  side.totalMs.push_back(double(timing.totalWall().count()) / 1e6);
+  for (size_t p = 0; p < kFramePhaseCount; ++p)
+    side.phaseMs[p].push_back(double(timing.wall[p].count()) / 1e6);
 }
 
 Result<void> AbBlocks::finish() {
-  return endOn();
+  Result<void> ended = endOn();
+  // Every frame kicked so far has ended on the render thread once this returns.
+  phaseRegistration_.reset();
+  return ended;
 }
 
 std::string AbBlocks::summary() const {
-  const double off = medianOf(offMs_), on = medianOf(onMs_);
-  const char* what = setup_.capture ? "capture" : setup_.tap ? "frame tap" : "nothing";
+  const double off = medianOf(offKick_.intervalMs), on = medianOf(onKick_.intervalMs);
+  char limit[48];
+  std::snprintf(limit, sizeof limit, "at most %u render workers", setup_.workerLimit);
+  const char* what = setup_.capture       ? "capture"
+                     : setup_.tap         ? "frame tap"
+                     : setup_.workerLimit ? limit
+                                          : "nothing";
   char line[400];
   int n = std::snprintf(line, sizeof line,
                         "A/B: %llu blocks of %u frames without and %llu with %s (the first %u intervals of "
@@ -90,6 +120,26 @@ std::string AbBlocks::summary() const {
         static_cast<unsigned long long>(framesCaptured_),
         framesCaptured_ ? double(captureCpuNs_) / double(framesCaptured_) / 1e6 : 0.0);
   }
+  return line;
+}
+
+std::string AbBlocks::breakdown() const {
+  std::string line = "A/B breakdown (median ms off -> on):";
+  auto add = [&line](const char* before, const char* name, const std::vector<double>& off,
+                     const std::vector<double>& on) {
+    char part[96];
+    std::snprintf(part, sizeof part, "%s%s %.4f -> %.4f", before, name, medianOf(off), medianOf(on));
+    line += part;
+  };
+  add(" ", "record", offKick_.recordMs, onKick_.recordMs);
+  add(", ", "kick", offKick_.kickMs, onKick_.kickMs);
+  std::lock_guard lock(renderMutex_);
+  add(", ", "render thread", offRender_.totalMs, onRender_.totalMs);
+  for (size_t p = 0; p < kFramePhaseCount; ++p) {
+    add(p ? ", " : " (", framePhaseName(static_cast<FramePhase>(p)), offRender_.phaseMs[p],
+        onRender_.phaseMs[p]);
+  }
+  line += ")";
   return line;
 }
 

@@ -1,23 +1,27 @@
 #pragma once
 // What an observer costs an app's frame, measured inside one process (reel-sample --ab): the frames
 // after the first two alternate in blocks of `blockFrames`, without and with the measured observer (a
-// capture, started afresh for each block and finished at its end; the frame tap; or nothing, which
-// measures the method's own noise), and the kick-to-kick intervals of each kind are pooled. Runs of
-// the app alone and with a capture, set side by side, also differ by where each process's memory and
-// threads landed: on the H100 host the app alone against itself differed by up to 7% in the medians of
-// ten runs each (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process share that.
+// capture, started afresh for each block and finished at its end; the frame tap; a limit on the render
+// workers; or nothing, which measures the method's own noise), and the kick-to-kick intervals of each kind
+// are pooled. Runs of the app alone and with a capture, set side by side, also differ by where each process's
+// memory and threads landed: on the H100 host the app alone against itself differed by up to 7% in the
+// medians of ten runs each (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process share
+// that.
 //
 //   AbBlocks ab(renderer, {.blockFrames = 40, .capture = options});
 //   for (uint64_t n = 0; n < frames; ++n) {
 //     if (auto r = ab.beforeFrame(n); !r) ...;   // starts or ends the observer at a block's edge
 //     record(); kick();
-//     ab.afterKick(n, msSincePreviousKick);
+//     ab.afterKick(n, {msSincePreviousKick, recordMs, kickMs});
 //   }
 //   ab.finish();
-//   std::string line = ab.summary();
+//   std::string line = ab.summary();      // the two medians and their ratio
+//   std::string where = ab.breakdown();   // which thread and render-thread phase the difference is in
 
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +41,8 @@ class AbBlocks {
     // and end (the writer drained) fall there, and the block before's observer still ends.
     uint32_t skipFrames = 2;
     std::optional<capture::CaptureOptions> capture;  // on-blocks capture with these (path, threads, ...)
-    std::optional<FrameTap::Options> tap;            // or tap with these; with neither, do nothing
+    std::optional<FrameTap::Options> tap;            // or tap with these
+    uint32_t workerLimit = 0;  // or limit the render workers to this many (Renderer::limitWorkers)
   };
   static constexpr uint64_t kWarmUpFrames = 2;  // frames before the first block
 
@@ -48,14 +53,40 @@ class AbBlocks {
 
   // Kick thread, before frame n of the run (counted from 0) is recorded.
   Result<void> beforeFrame(uint64_t n);
-  // Kick thread, after frame n was kicked, `intervalMs` after frame n - 1 was.
-  void afterKick(uint64_t n, double intervalMs);
+  // The kick thread's side of frame n: `intervalMs` from frame n - 1's kick to frame n's, of which
+  // recording it took `recordMs` and kicking it (waiting for a free frame slot) `kickMs`.
+  struct KickTimes {
+    double intervalMs = 0, recordMs = 0, kickMs = 0;
+  };
+  // Kick thread, after frame n was kicked.
+  void afterKick(uint64_t n, const KickTimes& times);
   // Ends the block in progress (its capture finished).
   Result<void> finish();
   // "A/B: 10 blocks of 40 frames each way, capture: off 11.20 ms, on 11.52 ms (1.029x, +2.9%) ..."
   std::string summary() const;
+  // "A/B breakdown (median ms off -> on): record 0.210 -> 0.212, kick 0.020 -> 0.051, render thread
+  // 0.430 -> 0.462 (begin ..., translate ...)": the same intervals' medians per thread and per
+  // render-thread phase, to tell which side of the frame an observer slows.
+  std::string breakdown() const;
 
  private:
+  // Samples of the measured frames, one each: the kick thread's steps, and the render thread's phases
+  // (FrameTiming, from onFrameEnd) and their sum.
+  struct KickSamples {
+    std::vector<double> intervalMs, recordMs, kickMs;
+  };
+  struct RenderSamples {
+    std::vector<double> totalMs;
+    std::array<std::vector<double>, kFramePhaseCount> phaseMs;
+  };
+  // Hands every frame's render-thread phases to the AbBlocks, whether or not its block is on, so that
+  // both sides pay for the same observer call.
+  struct PhaseObserver : FrameObserver {
+    AbBlocks* blocks = nullptr;
+    void onFrame(const FrameView&) override {}
+    void onFrameEnd(const FrameTiming& timing) override;
+  };
+  bool measured(uint64_t n) const;
   bool onBlock(uint64_t n) const { return ((n - kWarmUpFrames) / setup_.blockFrames) % 2 == 1; }
   Result<void> endOn();
 
@@ -65,7 +96,12 @@ class AbBlocks {
   std::unique_ptr<capture::Capture> capture_;
   std::optional<FrameTap> tap_;
   ObserverRegistration tapRegistration_;
-  std::vector<double> offMs_, onMs_;
+  PhaseObserver phaseObserver_;
+  ObserverRegistration phaseRegistration_;
+  uint64_t frameOfFirst_ = 0;           // the renderer's number of frame 0 of the run
+  KickSamples offKick_, onKick_;        // kick thread only
+  mutable std::mutex renderMutex_;      // the render thread adds while the kick thread reads
+  RenderSamples offRender_, onRender_;  // under renderMutex_
   uint64_t offBlocks_ = 0, onBlocks_ = 0;
   uint64_t renderWaits_ = 0, renderWaitNs_ = 0, framesCaptured_ = 0, captureCpuNs_ = 0;
 };

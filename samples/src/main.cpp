@@ -160,6 +160,12 @@ int main(int argc, char** argv) {
                  "--capture-out) or the frame tap, or with nothing, and print each kind's median frame "
                  "time: what the capture costs, measured in one process")
       ->check(CLI::Range(4, 100000));
+  app.add_option("--ab-workers", options.abWorkerLimit,
+                 "with --ab: the blocks alternate between every render worker and at most this many "
+                 "(Renderer::limitWorkers), capturing nothing: what the thread count does to the frame, "
+                 "in one process")
+      ->check(CLI::Range(1, 64))
+      ->needs("--ab");
   uint64_t pressF12At = 0;
   auto* pressF12 = app.add_option("--press-f12-at", pressF12At, "press F12 before frame N")
                        ->group("");  // hidden: for testing the F12 capture
@@ -300,6 +306,7 @@ int main(int argc, char** argv) {
   if (!r.captureSummary.empty() && r.captureErrors.empty())
     std::fprintf(human, "reel-sample: capture: %s\n", r.captureSummary.c_str());
   if (!r.abSummary.empty()) std::fprintf(human, "reel-sample: %s\n", r.abSummary.c_str());
+  if (!r.abBreakdown.empty()) std::fprintf(human, "reel-sample: %s\n", r.abBreakdown.c_str());
   if (!r.frameTapSummary.empty()) {
     std::fprintf(human, "reel-sample: %s, render thread waited %llu times for leases\n",
                  r.frameTapSummary.c_str(), static_cast<unsigned long long>(r.rendererStats.leaseWaits));

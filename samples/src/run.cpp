@@ -199,6 +199,9 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       }
       if (setup.capture && setup.tap)
         return fail("--ab measures a capture (REEL_CAPTURE or --capture-out) or --frame-tap, not both");
+      setup.workerLimit = o.abWorkerLimit;
+      if (setup.workerLimit && (setup.capture || setup.tap))
+        return fail("--ab-workers measures the render workers alone: no capture or --frame-tap beside it");
       ab.emplace(renderer, std::move(setup));
     } else {
       if (!o.captureOut.empty()) {
@@ -343,7 +346,11 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       }
       const double intervalMs = std::chrono::duration<double, std::milli>(now - lastKick).count();
       if (n > 0 && intervalsMs.size() < RunResult::kMaxFrameIntervals) intervalsMs.push_back(intervalMs);
-      if (ab && n > 0) ab->afterKick(n, intervalMs);
+      if (ab && n > 0) {
+        ab->afterKick(n,
+                      {intervalMs, std::chrono::duration<double, std::milli>(kickStart - recordStart).count(),
+                       std::chrono::duration<double, std::milli>(now - kickStart).count()});
+      }
       lastKick = now;
     }
     renderer.flushAndWait();
@@ -357,6 +364,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     if (ab) {
       if (auto finished = ab->finish(); !finished) result.captureErrors.push_back(finished.error().message);
       result.abSummary = ab->summary();
+      result.abBreakdown = ab->breakdown();
       ab.reset();
     }
     if (tap) {

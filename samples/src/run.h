@@ -49,6 +49,7 @@ struct RunOptions {
   // reel-sample --ab: blocks of this many frames alternate without and with the capture or the frame tap
   // (AbBlocks), which then run only in their blocks; 0: no blocks.
   uint32_t abBlockFrames = 0;
+  uint32_t abWorkerLimit = 0;     // with abBlockFrames: on-blocks limit the render workers to it
   std::vector<std::string> args;  // the command line, for the trace's header
   // Lines for the user while the sample runs (an F12 capture starting and finishing); null: none.
   std::function<void(std::string_view)> log;
@@ -76,6 +77,7 @@ struct RunResult {
   std::string captureSummary;                       // the capture's closing line, when one ran
   std::string frameTapSummary;                      // FrameTap::summary(), when one ran
   std::string abSummary;                            // AbBlocks::summary(), with abBlockFrames
+  std::string abBreakdown;                          // AbBlocks::breakdown(), likewise
   std::vector<std::string> captureErrors;           // captures that could not write (disk full, ...)
   std::vector<std::string> hotkeyTraces;            // traces F12 captured, in order
 };
