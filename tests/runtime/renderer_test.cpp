@@ -32,7 +32,8 @@ TEST(Renderer, DispatchesInKeyOrderAcrossBucketsWithTiesInRecordingOrder) {
   world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Normal, {1, 0}, 900)).vertexCount = 3;  // farther
   world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {2, 0}, 50)).vertexCount = 2;
   world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {1, 0}, 50)).vertexCount = 1;
-  world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {1, 0}, 50)).vertexCount = 11;  // tie: after 1
+  world.add<cmd::Draw>(DrawKey::draw(0, 1, Translucency::Opaque, {1, 0}, 50)).vertexCount =
+      11;  // tie: after 1
   renderer.kick();
   renderer.flushAndWait();
 
@@ -129,7 +130,9 @@ class GatedDevice final : public Device {
   const char* name() const override { return "gated"; }
   DeviceInfo info() const override { return {"gated", "test", "0", "null"}; }
   Result<std::vector<std::byte>> readBuffer(BufferHandle) override { return fail("gated: no contents"); }
-  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override { return fail("gated: no contents"); }
+  Result<std::vector<std::byte>> readTexture(TextureHandle, uint32_t) override {
+    return fail("gated: no contents");
+  }
   void beginFrame(uint64_t frame) override {
     std::unique_lock lock(mutex);
     ++started;
@@ -181,7 +184,8 @@ TEST(Renderer, KickBlocksOnlyWhenAWholeRingIsPending) {
       for (int i = 0; i < 1000 && renderer.stats().kicksBlockedNow == 0; ++i) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
-      EXPECT_EQ(renderer.stats().kicksBlockedNow, 1u) << "kick must block while " << inFlight << " frames are pending";
+      EXPECT_EQ(renderer.stats().kicksBlockedNow, 1u)
+          << "kick must block while " << inFlight << " frames are pending";
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       EXPECT_FALSE(returned.load()) << "kick must block while " << inFlight << " frames are pending";
       device.release(1);  // let frame 0 finish: exactly one slot frees up
@@ -295,16 +299,17 @@ TEST(Renderer, ObserverSeesLiveResourcesAndTheirContentsAtFrameStart) {
   const std::byte code[8] = {std::byte{3}, std::byte{2}, std::byte{0x23}, std::byte{7}};
   const ShaderHandle shader = resources.createShader({ShaderStage::Vertex}, code);
   const BufferHandle buffer = resources.createBuffer({.size = 8}, std::vector<std::byte>(8, std::byte{1}));
-  const TextureHandle gone = resources.createTexture({.width = 2, .height = 2, .mipLevels = 1, .format = Format::RGBA8Unorm});
+  const TextureHandle gone =
+      resources.createTexture({.width = 2, .height = 2, .mipLevels = 1, .format = Format::RGBA8Unorm});
   renderer.kick();  // frame 0
   resources.destroy(gone);
   const std::byte update[2] = {std::byte{9}, std::byte{9}};
   auto& write = bucket.addWithData<cmd::UpdateBuffer>(0, update, sizeof update);  // written by a command
   write.buffer = buffer;
   write.offset = 6;
-  renderer.kick();  // frame 1
+  renderer.kick();              // frame 1
   resources.createSampler({});  // created in frame 2 itself: not part of the state before it
-  renderer.kick();  // frame 2
+  renderer.kick();              // frame 2
   renderer.flushAndWait();
   EXPECT_EQ(observer.types, (std::vector<CommandType>{CommandType::CreateBuffer, CommandType::CreateShader}));
   std::vector<std::byte> expected(8, std::byte{1});
@@ -413,10 +418,12 @@ std::vector<std::string> passCalls(const NullDevice& device, uint64_t frame) {
   std::vector<std::string> out;
   for (const auto* call : commandsOfFrame(device, frame)) {
     if (call->type == CommandType::SetViewport) {
-      out.push_back("v" + std::to_string(int(call->as<cmd::SetViewport>().x)));
+      out.push_back(std::string("v").append(std::to_string(int(call->as<cmd::SetViewport>().x))));
     } else {
-      out.push_back("d" + std::to_string(call->as<cmd::Draw>().vertexCount) +
-                    (call->tag.empty() ? "" : "#" + call->tag));
+      out.push_back(std::string("d")
+                        .append(std::to_string(call->as<cmd::Draw>().vertexCount))
+                        .append(call->tag.empty() ? "" : "#")
+                        .append(call->tag));
     }
   }
   return out;
@@ -434,12 +441,14 @@ class ChainObserver final : public FrameObserver {
         if (p.type == CommandType::SetViewport) {
           cmd::SetViewport v;
           std::memcpy(&v, p.payload.data(), sizeof v);
-          seen.push_back("v" + std::to_string(int(v.x)));
+          seen.push_back(std::string("v").append(std::to_string(int(v.x))));
         } else {
           cmd::Draw d;
           std::memcpy(&d, p.payload.data(), sizeof d);
-          seen.push_back("d" + std::to_string(d.vertexCount) +
-                         (p.tag ? "#" + std::string(p.tag->message()) : ""));
+          seen.push_back(std::string("d")
+                             .append(std::to_string(d.vertexCount))
+                             .append(p.tag ? "#" : "")
+                             .append(p.tag ? p.tag->message() : ""));
         }
       });
     }
