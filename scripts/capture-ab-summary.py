@@ -10,6 +10,8 @@ import re
 import statistics
 import sys
 
+from md_table import print_table
+
 out = pathlib.Path(sys.argv[1])
 runs = collections.defaultdict(list)  # (scene, variant) -> [(ratio, off ms, on ms, waits, cpu ms)]
 order = []
@@ -56,13 +58,8 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: p.name):
         if name not in parts:
             parts.append(name)
 if deltas:
-    print()
-    print("On minus off, median over the runs, microseconds a frame (kick thread: record, kick; render thread "
-          "and its phases):")
-    print()
-    print("| scene | variant | " + " | ".join(parts) + " |")
-    print("|---|---|" + "---|" * len(parts))
-    for key in sorted(deltas):
-        d = deltas[key]
-        print(f"| {key[0]} | {key[1]} | " +
-              " | ".join(f"{statistics.median(d[p]):+.1f}" if d[p] else "" for p in parts) + " |")
+    print_table("On minus off, median over the runs, microseconds a frame (kick thread: record, kick; render "
+                "thread and its phases):", ["scene", "variant"] + parts,
+                [[scene, variant] + [f"{statistics.median(deltas[(scene, variant)][p]):+.1f}"
+                                     if deltas[(scene, variant)][p] else "" for p in parts]
+                 for scene, variant in sorted(deltas)])

@@ -16,6 +16,8 @@ import re
 import statistics
 import sys
 
+from md_table import print_table
+
 out = pathlib.Path(sys.argv[1])
 # (scene, variant) -> [(mean, median, waits, wait_ms, encode cpu, process cpu, capture threads' cpu)]
 runs = collections.defaultdict(list)
@@ -129,15 +131,8 @@ for path in out.glob("run_*_*_*.txt"):
     phases[(scene, variant)].append(row)
 if phases:
     names = list(next(iter(phases.values()))[0].keys())
-    print()
-    print("Medians over the runs of each run's median a frame, ms: the app thread's recording and kick, the "
-          "render thread's phases (FramePhase).")
-    print()
-    print("| scene | variant | runs | " + " | ".join(names) + " |")
-    print("|---|---|---|" + "---|" * len(names))
-    for scene, variant in order:
-        rows = phases.get((scene, variant))
-        if not rows:
-            continue
-        cells = " | ".join(f"{statistics.median(r[n] for r in rows):.3f}" for n in names)
-        print(f"| {scene} | {variant} | {len(rows)} | {cells} |")
+    print_table("Medians over the runs of each run's median a frame, ms: the app thread's recording and kick, "
+                "the render thread's phases (FramePhase).", ["scene", "variant", "runs"] + names,
+                [[scene, variant, len(phases[(scene, variant)])] +
+                 [f"{statistics.median(r[n] for r in phases[(scene, variant)]):.3f}" for n in names]
+                 for scene, variant in order if phases.get((scene, variant))])
