@@ -67,6 +67,17 @@ Result<std::optional<CaptureOptions>> optionsFromEnvironment(CaptureOptions defa
       return fail(variable, "='", text, "': expected a number of threads, 0 to 64");
     *threads = static_cast<uint32_t>(n);
   }
+  if (const char* level = std::getenv("REEL_CAPTURE_LEVEL"); level && *level) {
+    const std::string_view text = level;
+    int n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || n < kMinCaptureLevel ||
+        n > kMaxCaptureLevel || n == 0) {
+      return fail("REEL_CAPTURE_LEVEL='", text, "': expected a zstd level, ", kMinCaptureLevel,
+                  " to -1 or 1 to ", kMaxCaptureLevel);
+    }
+    options.compression.level = n;
+  }
   if (const char* priority = std::getenv("REEL_CAPTURE_PRIORITY"); priority && *priority) {
     const auto parsed = parseThreadPriority(priority);
     if (!parsed) return fail("REEL_CAPTURE_PRIORITY='", priority, "': expected normal, background or idle");

@@ -45,6 +45,7 @@ class EnvironmentTest : public ::testing::Test {
     ::unsetenv("REEL_CAPTURE_ENCODE_THREADS");
     ::unsetenv("REEL_CAPTURE_COMPRESS_THREADS");
     ::unsetenv("REEL_CAPTURE_PRIORITY");
+    ::unsetenv("REEL_CAPTURE_LEVEL");
   }
 };
 
@@ -125,6 +126,43 @@ TEST_F(EnvironmentTest, EncodeThreadsComeFromTheEnvironment) {
   ASSERT_FALSE(capture);
   EXPECT_NE(capture.error().message.find("REEL_CAPTURE_ENCODE_THREADS='many'"), std::string::npos)
       << capture.error().message;
+}
+
+// A fast (negative) level reaches the compressor and the trace it writes reads back whole; a level out of
+// zstd's range for captures, or not a number, is an error naming the variable.
+TEST_F(EnvironmentTest, TheZstdLevelComesFromTheEnvironment) {
+  TempDir dir;
+  const std::string path = dir.path("level.reel");
+  ::setenv("REEL_CAPTURE", path.c_str(), 1);
+  ::setenv("REEL_CAPTURE_LEVEL", "-3", 1);
+  auto options = capture::optionsFromEnvironment();
+  ASSERT_TRUE(options) << options.error().message;
+  ASSERT_TRUE(options->has_value());
+  EXPECT_EQ((*options)->compression.level, -3);
+  NullDevice device;
+  Renderer renderer(device);
+  Scene scene(renderer);
+  capture::CaptureOptions defaults;
+  defaults.handleSignals = false;
+  defaults.log = [](std::string_view) {};
+  {
+    auto capture = installFromEnvironment(renderer, defaults);
+    ASSERT_TRUE(capture) << capture.error().message;
+    for (int f = 0; f < 3; ++f) scene.frame();
+    ASSERT_TRUE(capture.value()->finish());
+  }
+  auto reader = trace::TraceReader::open(path);
+  ASSERT_TRUE(reader) << reader.error().message;
+  EXPECT_EQ(reader->frameCount(), 3u);
+  for (size_t i = 0; i < reader->frameCount(); ++i) EXPECT_TRUE(reader->readFrame(i)) << "frame " << i;
+  for (const char* bad : {"0", "-8", "20", "fast", "1x", "-"}) {
+    ::setenv("REEL_CAPTURE_LEVEL", bad, 1);
+    auto refused = capture::optionsFromEnvironment();
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find(std::string("REEL_CAPTURE_LEVEL='") + bad + "'"),
+              std::string::npos)
+        << refused.error().message;
+  }
 }
 
 TEST_F(EnvironmentTest, PriorityAndCompressionThreadsComeFromTheEnvironment) {

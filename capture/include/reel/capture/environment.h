@@ -13,6 +13,8 @@
 //                                   the writer thread
 //   REEL_CAPTURE_PRIORITY=idle      the capture threads' priority (CaptureOptions::threadPriority):
 //                                   normal, background or idle
+//   REEL_CAPTURE_LEVEL=-3           zstd's level (CompressionSettings::level, default 1): kMinCaptureLevel
+//                                   to -1 (zstd's --fast=N: faster, larger files) or 1 to kMaxCaptureLevel
 //
 // Without that call the variables do nothing: the runtime cannot start a capture itself, since it must
 // not depend on capture (ARCHITECTURE.md: runtime <- capture, one way). A hook in RendererConfig (a
@@ -37,6 +39,11 @@
 #include "reel/capture/capture.h"
 
 namespace reel::capture {
+
+// REEL_CAPTURE_LEVEL's range: zstd's fast levels down to -7 and its ordinary ones up to 19 (above 19 zstd
+// wants --ultra, and its tables outgrow what a capture should take from the app).
+inline constexpr int kMinCaptureLevel = -7;
+inline constexpr int kMaxCaptureLevel = 19;
 
 struct FrameRange {
   uint64_t first = 0;
