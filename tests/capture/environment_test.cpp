@@ -39,6 +39,13 @@ TEST(CaptureEnvironment, ParsesFrameRanges) {
 
 class EnvironmentTest : public ::testing::Test {
  protected:
+  // Settings for a capture that installs no signal handlers and prints nothing.
+  static capture::CaptureOptions quietDefaults() {
+    capture::CaptureOptions defaults;
+    defaults.handleSignals = false;
+    defaults.log = [](std::string_view) {};
+    return defaults;
+  }
   void TearDown() override {
     ::unsetenv("REEL_CAPTURE");
     ::unsetenv("REEL_CAPTURE_FRAMES");
@@ -109,9 +116,7 @@ TEST_F(EnvironmentTest, EncodeThreadsComeFromTheEnvironment) {
   NullDevice device;
   Renderer renderer(device);
   Scene scene(renderer);
-  capture::CaptureOptions defaults;
-  defaults.handleSignals = false;
-  defaults.log = [](std::string_view) {};
+  const capture::CaptureOptions defaults = quietDefaults();
   for (const uint32_t threads : {0u, 3u}) {
     ::setenv("REEL_CAPTURE_ENCODE_THREADS", std::to_string(threads).c_str(), 1);
     auto capture = installFromEnvironment(renderer, defaults);
@@ -142,9 +147,7 @@ TEST_F(EnvironmentTest, TheZstdLevelComesFromTheEnvironment) {
   NullDevice device;
   Renderer renderer(device);
   Scene scene(renderer);
-  capture::CaptureOptions defaults;
-  defaults.handleSignals = false;
-  defaults.log = [](std::string_view) {};
+  const capture::CaptureOptions defaults = quietDefaults();
   {
     auto capture = installFromEnvironment(renderer, defaults);
     ASSERT_TRUE(capture) << capture.error().message;
