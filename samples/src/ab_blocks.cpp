@@ -75,6 +75,8 @@ bool AbBlocks::measured(uint64_t n) const {
 void AbBlocks::afterKick(uint64_t n, const KickTimes& times) {
   if (!measured(n)) return;
   KickSamples& side = onBlock(n) ? onKick_ : offKick_;
+  if ((n - kWarmUpFrames) % setup_.blockFrames == std::max(1u, setup_.skipFrames))
+    side.blockStarts.push_back(side.intervalMs.size());
   side.intervalMs.push_back(times.intervalMs);
   side.recordMs.push_back(times.recordMs);
   side.kickMs.push_back(times.kickMs);
@@ -95,6 +97,18 @@ Result<void> AbBlocks::finish() {
   // Every frame kicked so far has ended on the render thread once this returns.
   phaseRegistration_.reset();
   return ended;
+}
+
+std::pair<double, double> AbBlocks::KickSamples::blockMedianRange() const {
+  std::pair<double, double> range{0, 0};
+  for (size_t b = 0; b < blockStarts.size(); ++b) {
+    const size_t end = b + 1 < blockStarts.size() ? blockStarts[b + 1] : intervalMs.size();
+    const double median =
+        medianOf({intervalMs.begin() + long(blockStarts[b]), intervalMs.begin() + long(end)});
+    range = b == 0 ? std::pair{median, median}
+                   : std::pair{std::min(range.first, median), std::max(range.second, median)};
+  }
+  return range;
 }
 
 std::string AbBlocks::summary() const {
@@ -120,7 +134,13 @@ std::string AbBlocks::summary() const {
         static_cast<unsigned long long>(framesCaptured_),
         framesCaptured_ ? double(captureCpuNs_) / double(framesCaptured_) / 1e6 : 0.0);
   }
-  return line;
+  const auto [offLow, offHigh] = offKick_.blockMedianRange();
+  const auto [onLow, onHigh] = onKick_.blockMedianRange();
+  std::string text = line;
+  char spread[160];
+  std::snprintf(spread, sizeof spread, "; block medians off %.4f to %.4f, on %.4f to %.4f", offLow, offHigh,
+                onLow, onHigh);
+  return text + spread;
 }
 
 std::string AbBlocks::breakdown() const {

@@ -24,6 +24,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "frame_tap.h"
@@ -62,7 +63,9 @@ class AbBlocks {
   void afterKick(uint64_t n, const KickTimes& times);
   // Ends the block in progress (its capture finished).
   Result<void> finish();
-  // "A/B: 10 blocks of 40 frames each way, capture: off 11.20 ms, on 11.52 ms (1.029x, +2.9%) ..."
+  // "A/B: 10 blocks of 40 frames each way, capture: off 11.20 ms, on 11.52 ms (1.029x, +2.9%) ..., block
+  // medians off 11.02 to 11.41, on 11.30 to 11.77": the pooled medians, their ratio, and each side's
+  // spread from block to block, which says how far apart the two must be to differ.
   std::string summary() const;
   // "A/B breakdown (median ms off -> on): record 0.210 -> 0.212, kick 0.020 -> 0.051, render thread
   // 0.430 -> 0.462 (begin ..., translate ...)": the same intervals' medians per thread and per
@@ -74,6 +77,9 @@ class AbBlocks {
   // (FrameTiming, from onFrameEnd) and their sum.
   struct KickSamples {
     std::vector<double> intervalMs, recordMs, kickMs;
+    std::vector<size_t> blockStarts;  // where each block's intervals begin in intervalMs
+    // The lowest and highest of the blocks' median intervals: how far the side moves within the run.
+    std::pair<double, double> blockMedianRange() const;
   };
   struct RenderSamples {
     std::vector<double> totalMs;
