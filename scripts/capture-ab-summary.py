@@ -15,9 +15,20 @@ from md_table import print_table
 out = pathlib.Path(sys.argv[1])
 runs = collections.defaultdict(list)  # (scene, variant) -> [(ratio, off ms, on ms, waits, cpu ms)]
 order = []
+# Where the difference lands: each run's "A/B breakdown" line gives the medians, off and on, of the kick
+# thread's recording and kicking and of the render thread's phases; the second table gives, per variant,
+# the median over the runs of on minus off, in microseconds.
+deltas = collections.defaultdict(lambda: collections.defaultdict(list))  # (scene, variant) -> part -> [us]
+parts = []
 for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: p.name):
     scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
     text = path.read_text()
+    breakdown = re.search(r"A/B breakdown \(median ms off -> on\):(.*)", text)
+    for name, off, on in re.findall(r"([a-z ]+) ([\d.]+) -> ([\d.]+)", breakdown.group(1) if breakdown else ""):
+        name = name.strip()
+        deltas[(scene, variant)][name].append((float(on) - float(off)) * 1000)
+        if name not in parts:
+            parts.append(name)
     ab = re.search(r"median ms/frame off ([\d.]+), on ([\d.]+) \(([\d.]+)x", text)
     if not ab:
         print(f"{path}: no A/B line", file=sys.stderr)
@@ -42,21 +53,6 @@ for key in sorted(order):
           f"{median:.3f}x ({(median - 1) * 100:+.1f}%) | {statistics.median(x[1] for x in r):.4f} | "
           f"{sum(waits) if waits else ''} | {f'{statistics.median(cpu):.2f}' if cpu else ''} |")
 
-# Where the difference lands: each run's "A/B breakdown" line gives the medians, off and on, of the kick
-# thread's recording and kicking and of the render thread's phases; the table gives, per variant, the
-# median over the runs of on minus off, in microseconds.
-deltas = collections.defaultdict(lambda: collections.defaultdict(list))  # (scene, variant) -> part -> [us]
-parts = []
-for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: p.name):
-    scene, variant = re.match(r"run_([^_]+)_(.+)_\d+\.txt$", path.name).groups()
-    line = re.search(r"A/B breakdown \(median ms off -> on\):(.*)", path.read_text())
-    if not line:
-        continue
-    for name, off, on in re.findall(r"([a-z ]+) ([\d.]+) -> ([\d.]+)", line.group(1)):
-        name = name.strip()
-        deltas[(scene, variant)][name].append((float(on) - float(off)) * 1000)
-        if name not in parts:
-            parts.append(name)
 if deltas:
     print_table("On minus off, median over the runs, microseconds a frame (kick thread: record, kick; render "
                 "thread and its phases):", ["scene", "variant"] + parts,

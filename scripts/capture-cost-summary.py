@@ -6,9 +6,9 @@ threads' CPU and all its threads' (where the summary line gives it); the whole p
 (every thread; where the run logged it) and what it adds to the runs without a capture. A capture
 variant NAME_SUFFIX is set against off_SUFFIX where there is one (a capture with REEL_RENDER_WORKERS=8
 against the app alone with 8), every other variant (the app alone beside a load, off_spin1, included)
-against off. A frame tap's run (reel-sample --frame-tap, the least a capture does) shows its threads' CPU as
-the capture threads' and the render thread's waits for leases as its waits. Then, where the runs logged them, the process's peak resident memory and the app thread's and
-render thread's phases.
+against off. A frame tap's run (reel-sample --frame-tap, the least a capture does) shows its threads' CPU
+as the capture threads' and the render thread's waits for leases as its waits. Then, where the runs
+logged them, the process's peak resident memory and the app thread's and render thread's phases.
 Usage: capture-cost-summary.py OUT"""
 import collections
 import pathlib
@@ -101,20 +101,19 @@ for path in out.glob("run_*_*_*.txt"):
     peak = re.search(r"peak rss: (\d+) KB", path.read_text())
     if peak:
         rss[(scene, variant)].append(int(peak.group(1)) / 1024)
+
+
+def rss_row(scene, variant):
+    values, off_values = rss[(scene, variant)], rss.get((scene, "off"))
+    added = f"{statistics.median(values) - statistics.median(off_values):+.0f} MB" \
+        if off_values and variant != "off" else ""
+    return [scene, variant, len(values), f"{statistics.median(values):.0f}", added]
+
+
 if rss:
-    print()
-    print("Peak resident memory of the process, MB (medians over the runs).")
-    print()
-    print("| scene | variant | runs | peak RSS MB | vs off |")
-    print("|---|---|---|---|---|")
-    for scene, variant in order:
-        values = rss.get((scene, variant))
-        if not values:
-            continue
-        off_values = rss.get((scene, "off"))
-        added = f"{statistics.median(values) - statistics.median(off_values):+.0f} MB" \
-            if off_values and variant != "off" else ""
-        print(f"| {scene} | {variant} | {len(values)} | {statistics.median(values):.0f} | {added} |")
+    print_table("Peak resident memory of the process, MB (medians over the runs).",
+                ["scene", "variant", "runs", "peak RSS MB", "vs off"],
+                [rss_row(scene, variant) for scene, variant in order if rss.get((scene, variant))])
 
 # With SAMPLE_ARGS=--stats the runs carry the app thread's and the render thread's phases (medians a
 # frame): which side of the frame a capture (or a load) slows down.

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 
 #include "reel/runtime/command_bucket.h"
@@ -16,7 +17,7 @@ constexpr const char* kModeNames[] = {"read", "copy", "zstd"};  // by FrameTap::
 }  // namespace
 
 std::optional<FrameTap::Mode> FrameTap::parseMode(std::string_view name) {
-  for (int i = 0; i < 3; ++i) {
+  for (size_t i = 0; i < std::size(kModeNames); ++i) {
     if (name == kModeNames[i]) return static_cast<Mode>(i);
   }
   return std::nullopt;

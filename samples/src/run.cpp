@@ -340,17 +340,16 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
       renderer.kick();
       ++result.frames;
       const auto now = std::chrono::steady_clock::now();
+      using Ms = std::chrono::duration<double, std::milli>;
+      const AbBlocks::KickTimes times{Ms(now - lastKick).count(), Ms(kickStart - recordStart).count(),
+                                      Ms(now - kickStart).count()};
       if (o.collectTimings) {
-        result.recordMs.push_back(std::chrono::duration<double, std::milli>(kickStart - recordStart).count());
-        result.kickMs.push_back(std::chrono::duration<double, std::milli>(now - kickStart).count());
+        result.recordMs.push_back(times.recordMs);
+        result.kickMs.push_back(times.kickMs);
       }
-      const double intervalMs = std::chrono::duration<double, std::milli>(now - lastKick).count();
-      if (n > 0 && intervalsMs.size() < RunResult::kMaxFrameIntervals) intervalsMs.push_back(intervalMs);
-      if (ab && n > 0) {
-        ab->afterKick(n,
-                      {intervalMs, std::chrono::duration<double, std::milli>(kickStart - recordStart).count(),
-                       std::chrono::duration<double, std::milli>(now - kickStart).count()});
-      }
+      if (n > 0 && intervalsMs.size() < RunResult::kMaxFrameIntervals)
+        intervalsMs.push_back(times.intervalMs);
+      if (ab && n > 0) ab->afterKick(n, times);
       lastKick = now;
     }
     renderer.flushAndWait();
