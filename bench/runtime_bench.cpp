@@ -224,6 +224,28 @@ BENCHMARK(BM_RadixSortParallel)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// One fork-join of WorkerPool::run: a pool of `threads` runs a batch of `n` calls, each a few hundred
+// nanoseconds of work, and returns when all did. Real time per batch, and, with n below the pool's threads
+// (Renderer::limitWorkers), what the workers a batch leaves out cost it.
+void BM_WorkerPoolBatch(benchmark::State& state) {
+  const auto threads = static_cast<uint32_t>(state.range(0));
+  const auto n = static_cast<uint32_t>(state.range(1));
+  WorkerPool pool(threads);
+  std::vector<uint64_t> sums(threads * 8, 0);  // a cache line per call
+  for (auto _ : state) {
+    pool.run(n, [&](uint32_t i) {
+      uint64_t x = i + 1;
+      for (int k = 0; k < 200; ++k) x = x * 6364136223846793005ull + 1442695040888963407ull;
+      sums[i * 8] += x;
+    });
+  }
+  benchmark::DoNotOptimize(sums.data());
+}
+BENCHMARK(BM_WorkerPoolBatch)
+    ->ArgsProduct({{16}, {2, 4, 8, 16}})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 // The parallel sort with its threads spinning `spin` microseconds at each pass's barrier before they sleep
 // (PhaseBarrier), in one run: what spinning saves against sleeping at once, and what it costs where the
 // passes are long (1M keys) and the spinning threads take the core from other work.
