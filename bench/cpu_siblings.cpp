@@ -11,58 +11,81 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
 namespace {
-void pin(int cpu) {
-  cpu_set_t s;
-  CPU_ZERO(&s);
-  CPU_SET(cpu, &s);
-  pthread_setaffinity_np(pthread_self(), sizeof s, &s);
+
+// Keeps the calling thread on `cpu`; false where the system refuses.
+bool pin(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
 }
-double spin(std::atomic<bool>& stop) {
+
+// Iterations of eight independent multiply-adds a thousand times over, until `stop`.
+double busyLoop(const std::atomic<bool>& stop) {
   double a[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-  long n = 0;
+  long iterations = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     for (int r = 0; r < 1000; ++r)
-      for (int i = 0; i < 8; ++i) a[i] = a[i] * 0.9999999 + 1e-7;
-    ++n;
+      for (double& x : a) x = x * 0.9999999 + 1e-7;
+    ++iterations;
   }
   volatile double sink = a[0] + a[7];
   (void)sink;
-  return double(n);
+  return double(iterations);
 }
-double run(int a, int b, double ms) {
-  std::atomic<bool> stop{false};
-  double ra = 0;
-  std::thread ta([&] {
-    pin(a);
-    ra = spin(stop);
+
+// The loop's iterations on CPU `measured` in `ms` milliseconds, with the same loop on CPU `beside` (-1:
+// alone). A CPU that cannot be pinned ends the program: the pair's ratio would mean nothing.
+double iterationsOn(int measured, int beside, double ms) {
+  std::atomic<bool> stop{false}, refused{false};
+  double iterations = 0;
+  std::thread first([&] {
+    if (!pin(measured)) refused = true;
+    iterations = busyLoop(stop);
   });
-  std::thread tb;
-  if (b >= 0)
-    tb = std::thread([&] {
-      pin(b);
-      spin(stop);
+  std::thread second;
+  if (beside >= 0) {
+    second = std::thread([&] {
+      if (!pin(beside)) refused = true;
+      busyLoop(stop);
     });
+  }
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
   stop = true;
-  ta.join();
-  if (tb.joinable()) tb.join();
-  return ra;
+  first.join();
+  if (second.joinable()) second.join();
+  if (refused) {
+    std::fprintf(stderr, "reel_cpu_siblings: cannot keep a thread on CPU %d or %d\n", measured, beside);
+    std::exit(1);
+  }
+  return iterations;
 }
+
 }  // namespace
 
 int main() {
-  const int n = int(std::thread::hardware_concurrency());
-  std::printf("{\"cpus\": %d, \"pairs\": [", n);
+  // The CPUs this process may run on, in order.
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+    std::perror("reel_cpu_siblings: sched_getaffinity");
+    return 1;
+  }
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  std::printf("{\"cpus\": %zu, \"pairs\": [", cpus.size());
   const char* separator = "";
-  for (int base = 0; base < n; ++base) {
-    const double alone = run(base, -1, 200);
-    for (int k = base + 1; k < n; ++k) {
-      const double beside = run(base, k, 200);
-      std::printf("%s{\"a\": %d, \"b\": %d, \"ratio\": %.3f}", separator, base, k, beside / alone);
+  for (size_t i = 0; i < cpus.size(); ++i) {
+    const double alone = iterationsOn(cpus[i], -1, 200);
+    for (size_t j = i + 1; j < cpus.size(); ++j) {
+      const double beside = iterationsOn(cpus[i], cpus[j], 200);
+      std::printf("%s{\"a\": %d, \"b\": %d, \"ratio\": %.3f}", separator, cpus[i], cpus[j], beside / alone);
       separator = ", ";
     }
   }
