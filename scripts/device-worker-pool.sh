@@ -10,13 +10,9 @@
 # (scripts/device-capture-ab.sh on cubes with AB_VARIANTS). SIDES lists name=ENV,... for the benchmark
 # runs of BIN ("old" runs OLD's).
 set -uo pipefail
-bin=$(cd "$1" && pwd)
 old=$(cd "$2" && pwd)
-out=$3
-scripts=$(cd "$(dirname "$0")" && pwd)
+source "$(dirname "$0")/device-env.sh" "$1" "$3"  # bin, out, scripts and the library paths
 reps=${REPS:-3}
-mkdir -p "$out"
-export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
 for rep in $(seq 1 "$reps"); do
   for side in ${SIDES:-new old}; do
     name=${side%%=*} envs=() dir=$bin
@@ -33,8 +29,9 @@ SCENES=cubes AB_FRAMES=1000 BLOCKS=6 REPS=3 \
   bash "$scripts/device-capture-ab.sh" "$bin" "$out/ab" > "$out/ab.log" 2>&1
 python3 "$scripts/capture-cost-summary.py" "$out/alone" > "$out/alone/summary.md"
 python3 "$scripts/capture-ab-summary.py" "$out/ab" > "$out/ab/summary.md"
-python3 - "$out" > "$out/bench.md" <<'PY'
+PYTHONPATH="$scripts" python3 - "$out" > "$out/bench.md" <<'PY'
 import collections, glob, json, statistics, sys
+from md_table import print_table
 times = collections.defaultdict(list)
 for f in sorted(glob.glob(sys.argv[1] + "/bench_*.json")):
     side = f.rsplit("/", 1)[1][len("bench_"):].rsplit("_", 1)[0]
@@ -43,7 +40,8 @@ for f in sorted(glob.glob(sys.argv[1] + "/bench_*.json")):
             times[(b["name"], side, b["time_unit"])].append(b["real_time"])
     except ValueError:
         print(f"{f}: no JSON (see the .err beside it)")
-print("| benchmark | side | runs | real time (median) | unit |\n|---|---|---|---|---|")
-for (name, side, unit), v in sorted(times.items()):
-    print(f"| {name} | {side} | {len(v)} | {statistics.median(v):.3f} | {unit} |")
+print_table("Each side's runs of the runtime benchmark, median real time.",
+            ["benchmark", "side", "runs", "real time (median)", "unit"],
+            [[name, side, len(v), f"{statistics.median(v):.3f}", unit]
+             for (name, side, unit), v in sorted(times.items())])
 PY

@@ -9,7 +9,9 @@
 namespace reel::capture {
 namespace {
 
-bool parseNumber(std::string_view text, uint64_t& out) {
+// The whole of `text` as a number of out's type (a sign only where the type has one).
+template <typename Integer>
+bool parseNumber(std::string_view text, Integer& out) {
   if (text.empty()) return false;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
   return error == std::errc() && end == text.data() + text.size();
@@ -68,12 +70,9 @@ Result<std::optional<CaptureOptions>> optionsFromEnvironment(CaptureOptions defa
     *threads = static_cast<uint32_t>(n);
   }
   if (const char* level = std::getenv("REEL_CAPTURE_LEVEL"); level && *level) {
-    const std::string_view text = level;
     int n = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc() || end != text.data() + text.size() || n < kMinCaptureLevel ||
-        n > kMaxCaptureLevel || n == 0) {
-      return fail("REEL_CAPTURE_LEVEL='", text, "': expected a zstd level, ", kMinCaptureLevel,
+    if (!parseNumber(level, n) || n < kMinCaptureLevel || n > kMaxCaptureLevel || n == 0) {
+      return fail("REEL_CAPTURE_LEVEL='", level, "': expected a zstd level, ", kMinCaptureLevel,
                   " to -1 or 1 to ", kMaxCaptureLevel);
     }
     options.compression.level = n;

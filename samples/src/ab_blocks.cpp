@@ -66,17 +66,19 @@ Result<void> AbBlocks::endOn() {
   return {};
 }
 
-bool AbBlocks::measured(uint64_t n) const {
+uint64_t AbBlocks::measuredInBlock(uint64_t n) const {
   // The interval from frame n - 1 to frame n counts where both are in one block past its first frames.
-  if (n <= kWarmUpFrames) return false;
-  return (n - kWarmUpFrames) % setup_.blockFrames >= std::max(1u, setup_.skipFrames);
+  if (n <= kWarmUpFrames) return 0;
+  const uint64_t position = (n - kWarmUpFrames) % setup_.blockFrames;
+  const uint32_t first = std::max(1u, setup_.skipFrames);
+  return position >= first ? position - first + 1 : 0;
 }
 
 void AbBlocks::afterKick(uint64_t n, const KickTimes& times) {
-  if (!measured(n)) return;
+  const uint64_t measured = measuredInBlock(n);
+  if (measured == 0) return;
   KickSamples& side = onBlock(n) ? onKick_ : offKick_;
-  if ((n - kWarmUpFrames) % setup_.blockFrames == std::max(1u, setup_.skipFrames))
-    side.blockStarts.push_back(side.intervalMs.size());
+  if (measured == 1) side.blockStarts.push_back(side.intervalMs.size());
   side.intervalMs.push_back(times.intervalMs);
   side.recordMs.push_back(times.recordMs);
   side.kickMs.push_back(times.kickMs);
@@ -84,7 +86,7 @@ void AbBlocks::afterKick(uint64_t n, const KickTimes& times) {
 
 void AbBlocks::PhaseObserver::onFrameEnd(const FrameTiming& timing) {
   const uint64_t n = timing.frame - blocks->frameOfFirst_;
-  if (timing.frame < blocks->frameOfFirst_ || !blocks->measured(n)) return;
+  if (timing.frame < blocks->frameOfFirst_ || blocks->measuredInBlock(n) == 0) return;
   std::lock_guard lock(blocks->renderMutex_);
   RenderSamples& side = blocks->onBlock(n) ? blocks->onRender_ : blocks->offRender_;
   side.totalMs.push_back(double(timing.totalWall().count()) / 1e6);

@@ -92,7 +92,9 @@ class AbBlocks {
     void onFrame(const FrameView&) override {}
     void onFrameEnd(const FrameTiming& timing) override;
   };
-  bool measured(uint64_t n) const;
+  // Where frame n's interval falls among its block's measured ones: 1 for the first, 0 where it is not
+  // measured.
+  uint64_t measuredInBlock(uint64_t n) const;
   bool onBlock(uint64_t n) const { return ((n - kWarmUpFrames) / setup_.blockFrames) % 2 == 1; }
   Result<void> endOn();
 
