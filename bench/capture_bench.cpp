@@ -14,6 +14,7 @@
 #include <benchmark/benchmark.h>
 #include <zstd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -321,7 +322,7 @@ class GatherEncodeTimer final : public FrameObserver {
 };
 
 void BM_GatherEncode(benchmark::State& state) {
-  NullDevice device;
+  NullDevice device(/*recordCalls=*/false);  // a log of every call would grow, and fault, all run long
   Renderer renderer(device, {.framesInFlight = 2});
   StressScene scene(renderer);
   GatherEncodeTimer timer;
@@ -339,6 +340,102 @@ void BM_GatherEncode(benchmark::State& state) {
   state.counters["frames"] = double(timer.frames);
 }
 BENCHMARK(BM_GatherEncode)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+
+// Keeps three consecutive frames' streams (their leases) once the scene has recorded a few.
+class FrameKeeper final : public FrameObserver {
+ public:
+  void onFrame(const FrameView& view) override {
+    if (view.frame >= 3 && kept < leases.size()) leases[kept++] = view.lease();
+  }
+  std::array<FrameLease, 3> leases;
+  size_t kept = 0;
+};
+
+// The stress scene's frames 3-5, leased, for benchmarks of one capture step at a time on this thread.
+struct KeptFrames {
+  KeptFrames() : renderer(device, {.framesInFlight = 2}), scene(renderer) {
+    ObserverRegistration registration = renderer.addObserver(keeper);
+    for (uint64_t i = 0; i < 8; ++i) {
+      scene.record(renderer.recordingFrame());
+      renderer.kick();
+    }
+    renderer.flushAndWait();
+    registration.reset();
+    for (size_t f = 0; f < keeper.kept; ++f) {
+      const FrameLease& lease = keeper.leases[f];
+      for (size_t i = 0; i < lease.buckets().size(); ++i) {
+        const FrameBucketView& b = lease.buckets()[i];
+        buckets[f].push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
+      }
+    }
+  }
+  trace::FrameSource source(size_t f) const {
+    return {keeper.leases[f].frame(), 0, &keeper.leases[f].requests(), buckets[f]};
+  }
+  NullDevice device{/*recordCalls=*/false};
+  Renderer renderer;
+  StressScene scene;
+  FrameKeeper keeper;
+  std::array<std::vector<trace::BucketSource>, 3> buckets;
+};
+
+// Gathering alone: the same leased stress frame gathered again and again on this thread, with nothing
+// else running, so that a change to FrameGatherer shows in ns a packet on a noisy machine (BM_GatherEncode
+// times it on the render thread, beside the app's recording). Argument 1: the caches are flushed before each
+// gather (a frame recorded on other cores, read once).
+void BM_Gather(benchmark::State& state) {
+  KeptFrames kept;
+  if (kept.keeper.kept < 1) return state.SkipWithError("no frame was leased");
+  const trace::FrameSource source = kept.source(0);
+  trace::FrameGatherer gatherer;
+  trace::GatheredFrame frame;
+  const bool cold = state.range(0) != 0;
+  std::vector<uint8_t> flush(cold ? 256u << 20 : 0);
+  uint64_t packets = 0;
+  for (auto _ : state) {
+    if (cold) {
+      state.PauseTiming();
+      std::memset(flush.data(), static_cast<int>(packets & 0xff), flush.size());
+      benchmark::ClobberMemory();
+      state.ResumeTiming();
+    }
+    if (auto ok = gatherer.gather(source, frame); !ok) return state.SkipWithError(ok.error().message.c_str());
+    packets += frame.counts.packets;
+    benchmark::DoNotOptimize(frame.buckets.data());
+  }
+  state.counters["ns_per_packet"] =
+      benchmark::Counter(double(packets), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["packets_per_frame"] = double(frame.counts.packets);
+  state.counters["gathered_MB"] = double(frame.gatheredBytes) / 1e6;
+}
+BENCHMARK(BM_Gather)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// Encoding alone: the third of three gathered stress frames encoded against the two before it (as in a
+// chunk), again and again on this thread.
+void BM_Encode(benchmark::State& state) {
+  KeptFrames kept;
+  if (kept.keeper.kept < 3) return state.SkipWithError("fewer than three frames were leased");
+  trace::FrameGatherer gatherer;
+  std::array<trace::GatheredFrame, 3> frames;
+  std::vector<uint64_t> lastEpoch;
+  for (size_t f = 0; f < 3; ++f) {
+    if (auto ok = gatherer.gather(kept.source(f), frames[f]); !ok)
+      return state.SkipWithError(ok.error().message.c_str());
+    trace::markRetained(frames[f], lastEpoch);
+  }
+  trace::FrameEncoder encoder;
+  uint64_t packets = 0, bytes = 0;
+  for (auto _ : state) {
+    const auto message = encoder.encode(frames[2], &frames[1], &frames[0]);
+    packets += frames[2].counts.packets;
+    bytes += message.size();
+    benchmark::DoNotOptimize(message.data());
+  }
+  state.counters["ns_per_packet"] =
+      benchmark::Counter(double(packets), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["message_bytes_per_packet"] = double(bytes) / double(packets);
+}
+BENCHMARK(BM_Encode)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
 // The writer flat out: frames kicked as fast as the render thread takes them, so the writer is the
 // bottleneck. MB/s of raw packets (keys, payloads, aux data) per second of writer-thread CPU, at the

@@ -14,12 +14,12 @@ grep -qx '/build-device/' .git/info/exclude 2>/dev/null || echo '/build-device/'
 cmake -S . -B build-device -G Ninja -DCMAKE_BUILD_TYPE=Release -DREEL_BUILD_TESTS=OFF \
   -DREEL_BUILD_VIEWER=OFF -DREEL_BUILD_FUZZERS=OFF -DREEL_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build build-device -j "${REEL_JOBS:-$(nproc)}" --target reel reel-sample reel_runtime_bench \
-  reel_vulkan_bench reel_writer_bench reel_cpu_siblings
+  reel_vulkan_bench reel_writer_bench reel_capture_bench reel_cpu_siblings
 
 rm -rf "$bin"
 mkdir -p "$bin/lib" "$bin/layer"
 for t in cli/reel samples/reel-sample bench/reel_runtime_bench bench/reel_vulkan_bench bench/reel_writer_bench \
-  bench/reel_cpu_siblings; do
+  bench/reel_capture_bench bench/reel_cpu_siblings; do
   cp "build-device/$t" "$bin/"
   strip "$bin/$(basename "$t")"
 done

@@ -41,8 +41,8 @@ Offset<fb::KeyLayout> keyLayout(flatbuffers::FlatBufferBuilder& fbb, const Comma
   return fb::CreateKeyLayout(fbb, fbb.CreateString(bucket.keyTypeName()), fbb.CreateVector(fields));
 }
 
-template <typename T>
-Offset<Vector<T>> column(flatbuffers::FlatBufferBuilder& fbb, const std::vector<T>& v) {
+template <typename T, typename Allocator>
+Offset<Vector<T>> column(flatbuffers::FlatBufferBuilder& fbb, const std::vector<T, Allocator>& v) {
   return v.empty() ? 0 : fbb.CreateVector(v.data(), v.size());
 }
 
@@ -272,12 +272,12 @@ uint32_t FrameGatherer::tag(GatheredBucket& out, const TagRecord& record) {
 
 uint32_t FrameGatherer::body(GatheredBucket& out, const BucketStream& stream, uint32_t packet) {
   const PacketHeader& h = stream.header(packet);
-  const uint32_t index = static_cast<uint32_t>(out.bodyType.size());
-  out.bodyType.push_back(h.type);
+  const uint32_t index = bodies_++;
+  out.bodyType[index] = h.type;
   // Where the bytes are in the stream: they are copied once, straight into the grouped columns.
-  payloadOffset_.push_back(packet + static_cast<uint32_t>(sizeof(PacketHeader)));
-  out.bodyAuxSize.push_back(h.auxSize);
-  auxOffset_.push_back(h.auxOffset);
+  payloadOffset_[index] = packet + static_cast<uint32_t>(sizeof(PacketHeader));
+  out.bodyAuxSize[index] = h.auxSize;
+  auxOffset_[index] = h.auxOffset;
   return index;
 }
 
@@ -287,50 +287,48 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   c.order = source.order;
   c.epoch = source.epoch;
   c.retained = false;
-  c.keys.clear();
-  c.passes.clear();
-  c.chainLengths.clear();
-  c.linkBody.clear();
-  c.linkTag.clear();
-  c.bodyAuxSize.clear();
   c.sharedBodies.clear();
-  c.bodyType.clear();
   c.tags.clear();
   c.strings.clear();
-  payloadOffset_.clear();
-  auxOffset_.clear();
   sharedBody_.clear();
   recentShared_.fill({});
   literalString_.clear();
   messageString_.clear();
   tagIndex_.clear();
   const BucketStream& stream = *source.stream;
-  // Room for the whole frame up front: a capture's first frames would otherwise grow every column
-  // a doubling at a time, copying it each time, while the render thread waits for their streams.
-  // Capacity that stays untouched costs no memory, and later frames find it there.
   size_t keyCount = 0;
   for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block)
     keyCount += stream.keyBlockFill(block);
-  const size_t packetBound = stream.packets.used() / sizeof(PacketHeader);  // links and bodies, at most
-  c.keys.reserve(keyCount);
-  c.passes.reserve(keyCount);
-  c.chainLengths.reserve(keyCount);
+  // Every column sized for the most the stream can hold (each link and each body is a packet header in
+  // it), filled from the front and trimmed to what the walk found: no capacity check per element, and
+  // later frames find the memory there (Column leaves a resize's new elements unwritten).
+  const size_t packetBound = stream.packets.used() / sizeof(PacketHeader);
+  c.keys.resize(keyCount);
+  c.passes.resize(keyCount);
+  c.chainLengths.resize(keyCount);
   for (auto* column : {&c.linkBody, &c.linkTag, &c.bodyAuxSize, &payloadOffset_, &auxOffset_})
-    column->reserve(packetBound);
-  c.bodyType.reserve(packetBound);
+    column->resize(packetBound);
+  c.bodyType.resize(packetBound);
+  bodies_ = 0;
+  uint64_t* const keys = c.keys.data();
+  uint16_t* const passes = c.passes.data();
+  uint32_t* const chainLengths = c.chainLengths.data();
+  uint32_t* const linkBodies = c.linkBody.data();
+  uint32_t* const linkTags = c.linkTag.data();
+  size_t key = 0, link = 0;
   bool anyTag = false;
   bool anyPass = false;
   // Keys in the order the render thread merges them: block by block, each block front to back.
   for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block) {
     const KeyEntry* entries = stream.keyBlock(block);
-    for (uint32_t i = 0, n = stream.keyBlockFill(block); i < n; ++i) {
-      c.keys.push_back(entries[i].key);
-      c.passes.push_back(entries[i].pass);
+    for (uint32_t i = 0, n = stream.keyBlockFill(block); i < n; ++i, ++key) {
+      keys[key] = entries[i].key;
+      passes[key] = entries[i].pass;
       anyPass |= entries[i].pass != PassId::kNone;
-      uint32_t length = 0;
+      const size_t firstLink = link;
       // The same walk as FrameView::forEachInChain, keeping what it resolves away: which links share
       // a packet, so that a replay can share it again.
-      for (uint32_t offset = entries[i].packet; offset != 0; ++length) {
+      for (uint32_t offset = entries[i].packet; offset != 0; ++link) {
         const PacketHeader& h = stream.header(offset);
         uint32_t linkBody;
         if (h.flags & PacketHeader::kSharedRef) {
@@ -352,15 +350,19 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
         } else {
           linkBody = body(c, stream, offset);
         }
-        c.linkBody.push_back(linkBody);
+        linkBodies[link] = linkBody;
         const TagRecord* tagRecord = ::reel::detail::tagOf(stream, h);
-        c.linkTag.push_back(tagRecord ? tag(c, *tagRecord) + 1 : 0);
+        linkTags[link] = tagRecord ? tag(c, *tagRecord) + 1 : 0;
         anyTag |= tagRecord != nullptr;
         offset = h.next;
       }
-      c.chainLengths.push_back(length);
+      chainLengths[key] = static_cast<uint32_t>(link - firstLink);
     }
   }
+  c.linkBody.resize(link);
+  c.linkTag.resize(link);
+  for (auto* column : {&c.bodyAuxSize, &payloadOffset_, &auxOffset_}) column->resize(bodies_);
+  c.bodyType.resize(bodies_);
   if (!anyTag) c.linkTag.clear();
   if (!anyPass) c.passes.clear();
   const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
@@ -368,22 +370,34 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
     for (const CommandInfo& info : commandTable()) commandSize_.push_back(info.size);
   }
   const size_t bodies = c.bodyType.size();
+  const uint16_t* const bodyType = c.bodyType.data();
+  const uint32_t* const bodyAuxSize = c.bodyAuxSize.data();
   c.payloadGroups.clear();
   c.auxGroups.clear();
-  c.payloadGroups.reserve(bodies);
-  c.auxGroups.reserve(bodies);
-  // What the reader compares is only the columns' lengths; the layout (command ids and aux sizes body by
-  // body) decides whether the previous frame is worth predicting from.
-  uint64_t layout = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < bodies; ++i) {
-    const uint64_t typeAndAux = uint64_t{c.bodyType[i]} << 32 | c.bodyAuxSize[i];
-    c.payloadGroups.add(c.bodyType[i], commandSize_[c.bodyType[i]]);
-    c.auxGroups.add(typeAndAux, c.bodyAuxSize[i]);
-    layout = (layout ^ typeAndAux) * 0x100000001b3ull;
-  }
+  c.payloadGroups.addBodies(bodies, [&](size_t i) {
+    return std::pair<uint64_t, uint32_t>{bodyType[i], commandSize_[bodyType[i]]};
+  });
+  c.auxGroups.addBodies(bodies, [&](size_t i) {
+    return std::pair<uint64_t, uint32_t>{uint64_t{bodyType[i]} << 32 | bodyAuxSize[i], bodyAuxSize[i]};
+  });
   c.payloadGroups.finish();
   c.auxGroups.finish();
-  layout ^= c.keys.size() * 0x9E3779B97F4A7C15ull;
+  // What the reader compares is only the columns' lengths; the layout (command ids and aux sizes body by
+  // body) decides whether the previous frame is worth predicting from. Four hashes of every fourth body,
+  // so that each multiply waits for the one four bodies back, not the one before.
+  auto typeAndAux = [&](size_t i) { return uint64_t{bodyType[i]} << 32 | bodyAuxSize[i]; };
+  constexpr uint64_t kPrime = 0x100000001b3ull;
+  uint64_t h0 = 0xcbf29ce484222325ull, h1 = 0x84222325cbf29ce4ull, h2 = 0x9E3779B97F4A7C15ull, h3 = kPrime;
+  size_t body = 0;
+  for (; body + 4 <= bodies; body += 4) {
+    h0 = (h0 ^ typeAndAux(body)) * kPrime;
+    h1 = (h1 ^ typeAndAux(body + 1)) * kPrime;
+    h2 = (h2 ^ typeAndAux(body + 2)) * kPrime;
+    h3 = (h3 ^ typeAndAux(body + 3)) * kPrime;
+  }
+  for (; body < bodies; ++body) h0 = (h0 ^ typeAndAux(body)) * kPrime;
+  uint64_t layout = c.keys.size() * 0x9E3779B97F4A7C15ull ^ bodies;
+  for (const uint64_t h : {h0, h1, h2, h3}) layout = (layout ^ h) * kPrime;
   c.layout = layout;
   // The columns unshuffled, grouped: what the message stores (shuffled) and the next frame predicts from.
   c.payload.resize(c.payloadGroups.totalBytes());

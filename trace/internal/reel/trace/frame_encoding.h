@@ -25,10 +25,13 @@
 #include "reel/runtime/command_bucket.h"
 #include "reel/runtime/result.h"
 #include "reel/runtime/tags.h"
+#include "reel/schema/column.h"
 #include "reel/schema/shuffle.h"
 #include "reel/trace/writer.h"
 
 namespace reel::trace {
+
+using schema::Column;
 
 // One bucket of a frame, owning every byte it needs.
 struct GatheredBucket {
@@ -38,13 +41,13 @@ struct GatheredBucket {
   uint64_t epoch = 0;
   bool retained = false;  // markRetained
   uint64_t layout = 0;    // a hash of body types, aux sizes and key count: what prediction requires equal
-  std::vector<uint64_t> keys;
-  std::vector<uint16_t> passes;  // per key (PassId::value); empty when no key names a pass
-  std::vector<uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
-  std::vector<uint16_t> bodyType;
+  Column<uint64_t> keys;
+  Column<uint16_t> passes;  // per key (PassId::value); empty when no key names a pass
+  Column<uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
+  Column<uint16_t> bodyType;
   schema::ColumnGroups payloadGroups, auxGroups;
-  std::vector<uint8_t> payload, aux;  // grouped, unshuffled: body i at ColumnGroups::elementOffset(i)
-  std::vector<uint32_t> tags;         // 4 uint32 per tag: file, function, line, message
+  Column<uint8_t> payload, aux;  // grouped, unshuffled: body i at ColumnGroups::elementOffset(i)
+  std::vector<uint32_t> tags;    // 4 uint32 per tag: file, function, line, message
   std::vector<std::string> strings;
 };
 
@@ -93,7 +96,8 @@ class FrameGatherer {
     size_t operator()(const TagKey& k) const;
   };
   std::vector<uint32_t> commandSize_;                  // by command id
-  std::vector<uint32_t> payloadOffset_, auxOffset_;    // per body: where its bytes are in the arena
+  Column<uint32_t> payloadOffset_, auxOffset_;         // per body: where its bytes are in the arena
+  uint32_t bodies_ = 0;                                // bodies of the bucket being gathered so far
   std::unordered_map<uint32_t, uint32_t> sharedBody_;  // stream offset of a shared packet -> body
   // In front of sharedBody_: the last shared packets seen, by their offset's low bits. A bucket shares a
   // few packets (a pipeline bind per recording thread and pipeline) across every chain, so nearly every
