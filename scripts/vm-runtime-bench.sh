@@ -3,7 +3,8 @@
 # kick) on this machine, medians of 3, as the README's 2-core VM column reports them. Run from the
 # repository root after building the benchmarks (cmake --build --preset release --target reel_runtime_bench):
 #   bash scripts/vm-runtime-bench.sh [BUILD] [OUT]
-# BUILD may also be a folder of binaries (scripts/device-build.sh's build-device/bin on the GPU machine).
+# BUILD may also be a folder of binaries (scripts/device-build.sh's build-device/bin on the GPU machine);
+# BENCH_FILTER picks fewer benchmarks.
 set -euo pipefail
 build=${1:-build/release}
 out=${2:-docs/measurements/vm-$(date +%Y-%m-%d)}
@@ -13,6 +14,7 @@ bench=$build/bench/reel_runtime_bench
 mkdir -p "$out"
 { echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), build $build"; } \
   >"$out/runtime_bench.txt"
-"$bench" --benchmark_filter='BM_AddPacket$|BM_AddTwoThreadsScaling|BM_RadixSort/|BM_KickWhenRenderThreadKeepsUp' \
+filter=${BENCH_FILTER:-'BM_AddPacket$|BM_AddTwoThreadsScaling|BM_RadixSort/|BM_KickWhenRenderThreadKeepsUp'}
+"$bench" --benchmark_filter="$filter" \
   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true >>"$out/runtime_bench.txt" 2>&1
 grep -E "median" "$out/runtime_bench.txt"

@@ -25,7 +25,7 @@ uint64_t nextEpoch() {
 
 }  // namespace
 
-thread_local CommandBucketBase::ThreadCursor CommandBucketBase::threadCursors_[kCursorSlots];
+constinit thread_local CommandBucketBase::ThreadCursor CommandBucketBase::threadCursors_[kCursorSlots];
 
 BucketStream::BucketStream(const BucketConfig& config)
     : packets(config.packetBytes), keys(uint64_t{config.maxKeys} * sizeof(KeyEntry)) {}

@@ -357,7 +357,8 @@ class CommandBucketBase {
   BucketStream& acquireFreeStream();
   void resetStream(BucketStream& stream);
 
-  static thread_local ThreadCursor threadCursors_[kCursorSlots];
+  // constinit: constant-initialised, so no access checks for a thread-local initialiser first.
+  static constinit thread_local ThreadCursor threadCursors_[kCursorSlots];
 
   std::string name_;
   const char* keyTypeName_;
