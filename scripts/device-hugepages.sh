@@ -11,7 +11,7 @@
 #    threads' CPU (reel_writer_bench breakdown) on a cubes and a stress capture, each way, REPS times;
 #  - OUT/ab/: the capture's cost in one process each way (scripts/device-capture-ab.sh, AB_VARIANTS),
 #    OUT/ab/summary.md its table;
-#  - OUT/stages.md: the stages' medians each way.
+#  - OUT/stages.md: the stages' medians each way (scripts/capture-cpu-summary.py).
 # PARTS (default "stages ab") picks the parts; QUICK=--quick captures the traces at 64x64 (a smoke test
 # on lavapipe).
 set -uo pipefail
@@ -54,33 +54,6 @@ fi
   bash "$scripts/device-capture-ab.sh" "$bin" "$out/ab" > "$out/ab.log" 2>&1 &&
   python3 "$scripts/capture-ab-summary.py" "$out/ab" > "$out/ab/summary.md"
 
-PYTHONPATH="$scripts" python3 - "$out" > "$out/stages.md" <<'PY'
-import collections, glob, json, statistics, sys
-from md_table import print_table
-fields = ["gather_ms", "encode_ms", "append_ms", "compress_ms_one_thread"]
-capture_fields = ["writer_thread_cpu_ms", "encode_cpu_ms", "observer_cpu_us", "render_waits"]
-stages, capture = collections.defaultdict(list), collections.defaultdict(list)
-for f in sorted(glob.glob(sys.argv[1] + "/stages_*.jsonl")):
-    scene, variant = f.rsplit("/", 1)[1].split("_")[1:3]
-    for line in open(f):
-        try:
-            r = json.loads(line)
-        except ValueError:
-            continue
-        if r["bench"] == "breakdown_stages":
-            stages[(scene, variant)].append(r)
-        elif r["bench"] == "breakdown_capture":
-            capture[(scene, variant, r["encode_threads"])].append(r)
-med = lambda runs, k: statistics.median(r[k] for r in runs)
-print_table("The writer's stages on one thread, ms per frame (medians of the runs)",
-            ["scene", "malloc", "runs"] + fields + ["sum"],
-            [[s, v, len(r)] + [f"{med(r, k):.3f}" for k in fields] + [f"{sum(med(r, k) for k in fields):.3f}"]
-             for (s, v), r in sorted(stages.items())])
-print()
-print_table("The capture's threads, frames replayed on the null device (medians of the runs)",
-            ["scene", "malloc", "encode threads", "runs"] + capture_fields,
-            [[s, v, t, len(r)] + [f"{med(r, k):.3f}" for k in capture_fields]
-             for (s, v, t), r in sorted(capture.items())])
-PY
+python3 "$scripts/capture-cpu-summary.py" "$out" stages > "$out/stages.md"
 cat "$out/stages.md"
-[ -f "$out/ab/summary.md" ] && cat "$out/ab/summary.md"
+if [ -f "$out/ab/summary.md" ]; then cat "$out/ab/summary.md"; fi
