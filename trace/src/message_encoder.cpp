@@ -372,30 +372,31 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   const size_t bodies = c.bodyType.size();
   const uint16_t* const bodyType = c.bodyType.data();
   const uint32_t* const bodyAuxSize = c.bodyAuxSize.data();
+  // An aux column's group key: the command id and the size of the body's aux data.
+  auto typeAndAux = [&](size_t i) { return uint64_t{bodyType[i]} << 32 | bodyAuxSize[i]; };
   c.payloadGroups.clear();
   c.auxGroups.clear();
   c.payloadGroups.addBodies(bodies, [&](size_t i) {
     return std::pair<uint64_t, uint32_t>{bodyType[i], commandSize_[bodyType[i]]};
   });
   c.auxGroups.addBodies(bodies, [&](size_t i) {
-    return std::pair<uint64_t, uint32_t>{uint64_t{bodyType[i]} << 32 | bodyAuxSize[i], bodyAuxSize[i]};
+    return std::pair<uint64_t, uint32_t>{typeAndAux(i), bodyAuxSize[i]};
   });
   c.payloadGroups.finish();
   c.auxGroups.finish();
   // What the reader compares is only the columns' lengths; the layout (command ids and aux sizes body by
   // body) decides whether the previous frame is worth predicting from. Four hashes of every fourth body,
   // so that each multiply waits for the one four bodies back, not the one before.
-  auto typeAndAux = [&](size_t i) { return uint64_t{bodyType[i]} << 32 | bodyAuxSize[i]; };
   constexpr uint64_t kPrime = 0x100000001b3ull;
   uint64_t h0 = 0xcbf29ce484222325ull, h1 = 0x84222325cbf29ce4ull, h2 = 0x9E3779B97F4A7C15ull, h3 = kPrime;
-  size_t body = 0;
-  for (; body + 4 <= bodies; body += 4) {
-    h0 = (h0 ^ typeAndAux(body)) * kPrime;
-    h1 = (h1 ^ typeAndAux(body + 1)) * kPrime;
-    h2 = (h2 ^ typeAndAux(body + 2)) * kPrime;
-    h3 = (h3 ^ typeAndAux(body + 3)) * kPrime;
+  size_t next = 0;
+  for (; next + 4 <= bodies; next += 4) {
+    h0 = (h0 ^ typeAndAux(next)) * kPrime;
+    h1 = (h1 ^ typeAndAux(next + 1)) * kPrime;
+    h2 = (h2 ^ typeAndAux(next + 2)) * kPrime;
+    h3 = (h3 ^ typeAndAux(next + 3)) * kPrime;
   }
-  for (; body < bodies; ++body) h0 = (h0 ^ typeAndAux(body)) * kPrime;
+  for (; next < bodies; ++next) h0 = (h0 ^ typeAndAux(next)) * kPrime;
   uint64_t layout = c.keys.size() * 0x9E3779B97F4A7C15ull ^ bodies;
   for (const uint64_t h : {h0, h1, h2, h3}) layout = (layout ^ h) * kPrime;
   c.layout = layout;
