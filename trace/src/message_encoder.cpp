@@ -270,17 +270,6 @@ uint32_t FrameGatherer::tag(GatheredBucket& out, const TagRecord& record) {
   return it->second;
 }
 
-uint32_t FrameGatherer::body(GatheredBucket& out, const BucketStream& stream, uint32_t packet) {
-  const PacketHeader& h = stream.header(packet);
-  const uint32_t index = bodies_++;
-  out.bodyType[index] = h.type;
-  // Where the bytes are in the stream: they are copied once, straight into the grouped columns.
-  payloadOffset_[index] = packet + static_cast<uint32_t>(sizeof(PacketHeader));
-  out.bodyAuxSize[index] = h.auxSize;
-  auxOffset_[index] = h.auxOffset;
-  return index;
-}
-
 void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   c.bucket = source.bucket;
   c.index = source.index;
@@ -309,7 +298,21 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   for (auto* column : {&c.linkBody, &c.linkTag, &c.bodyAuxSize, &payloadOffset_, &auxOffset_})
     column->resize(packetBound);
   c.bodyType.resize(packetBound);
-  bodies_ = 0;
+  // A body: its command id and where its bytes are in the stream (copied once, below, straight into the
+  // grouped columns).
+  uint16_t* const bodyTypes = c.bodyType.data();
+  uint32_t* const bodyAuxSizes = c.bodyAuxSize.data();
+  uint32_t* const payloadOffsets = payloadOffset_.data();
+  uint32_t* const auxOffsets = auxOffset_.data();
+  uint32_t bodies = 0;
+  auto body = [&](uint32_t packet) {
+    const PacketHeader& h = stream.header(packet);
+    bodyTypes[bodies] = h.type;
+    payloadOffsets[bodies] = packet + static_cast<uint32_t>(sizeof(PacketHeader));
+    bodyAuxSizes[bodies] = h.auxSize;
+    auxOffsets[bodies] = h.auxOffset;
+    return bodies++;
+  };
   uint64_t* const keys = c.keys.data();
   uint16_t* const passes = c.passes.data();
   uint32_t* const chainLengths = c.chainLengths.data();
@@ -341,14 +344,14 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
           } else {
             auto [it, inserted] = sharedBody_.try_emplace(shared, 0);
             if (inserted) {
-              it->second = body(c, stream, shared);
+              it->second = body(shared);
               c.sharedBodies.push_back(it->second);
             }
             linkBody = it->second;
             slot = {shared + 1, linkBody};
           }
         } else {
-          linkBody = body(c, stream, offset);
+          linkBody = body(offset);
         }
         linkBodies[link] = linkBody;
         const TagRecord* tagRecord = ::reel::detail::tagOf(stream, h);
@@ -361,15 +364,14 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   }
   c.linkBody.resize(link);
   c.linkTag.resize(link);
-  for (auto* column : {&c.bodyAuxSize, &payloadOffset_, &auxOffset_}) column->resize(bodies_);
-  c.bodyType.resize(bodies_);
+  for (auto* column : {&c.bodyAuxSize, &payloadOffset_, &auxOffset_}) column->resize(bodies);
+  c.bodyType.resize(bodies);
   if (!anyTag) c.linkTag.clear();
   if (!anyPass) c.passes.clear();
   const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
   if (commandSize_.empty()) {
     for (const CommandInfo& info : commandTable()) commandSize_.push_back(info.size);
   }
-  const size_t bodies = c.bodyType.size();
   const uint16_t* const bodyType = c.bodyType.data();
   const uint32_t* const bodyAuxSize = c.bodyAuxSize.data();
   // An aux column's group key: the command id and the size of the body's aux data.

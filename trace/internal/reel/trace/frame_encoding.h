@@ -84,7 +84,6 @@ class FrameGatherer {
 
  private:
   void bucket(const BucketSource& source, GatheredBucket& out);
-  uint32_t body(GatheredBucket& out, const BucketStream& stream, uint32_t packet);
   uint32_t tag(GatheredBucket& out, const TagRecord& record);
   uint32_t string(GatheredBucket& out, std::string_view text);
 
