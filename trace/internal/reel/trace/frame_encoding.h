@@ -96,7 +96,6 @@ class FrameGatherer {
   };
   std::vector<uint32_t> commandSize_;                  // by command id
   Column<uint32_t> payloadOffset_, auxOffset_;         // per body: where its bytes are in the arena
-  uint32_t bodies_ = 0;                                // bodies of the bucket being gathered so far
   std::unordered_map<uint32_t, uint32_t> sharedBody_;  // stream offset of a shared packet -> body
   // In front of sharedBody_: the last shared packets seen, by their offset's low bits. A bucket shares a
   // few packets (a pipeline bind per recording thread and pipeline) across every chain, so nearly every
