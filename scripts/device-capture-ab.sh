@@ -41,7 +41,7 @@ for scene in $scenes; do
       done
       { TIMEFORMAT="process cpu: user %U s, sys %S s"
         time env "${envs[@]}" "$runbin/reel-sample" --scene "$scene" --headless --frames "$frames" --ab "$k" \
-          "${args[@]}" 2>&1 | grep -E "ms/frame|A/B|error"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
+          "${args[@]}" 2>&1 | grep -E "ms/frame|A/B|error|while behind"; } > "$out/run_${scene}_${name}_$rep.txt" 2>&1
       rm -f "$out/ab.reel"
     done
   done

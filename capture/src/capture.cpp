@@ -95,6 +95,10 @@ struct Capture::State {
   std::vector<std::pair<uint64_t, std::string>> markers;  // (frame, text) not yet handed over
   std::string endReason;
   std::string priorityError;  // why a thread could not take options.threadPriority (the first one)
+  // The capture's own threads (writer, encoders) by currentThreadId(), and the priority they run at now:
+  // options.threadPriority, or Normal while normalWhenBehind has them raised.
+  std::vector<uint64_t> threadIds;
+  ThreadPriority currentPriority = ThreadPriority::Normal;
   bool shutdown = false;
   bool writerDone = false;
   CaptureStats stats;
@@ -151,6 +155,12 @@ struct Capture::State {
   } plan;
 
   void enterThread(const char* name);  // first thing on each of the capture's own threads
+  // normalWhenBehind: the priority the frames between the renderer and the file call for (under the
+  // mutex), applied by setPriority (without it).
+  std::optional<ThreadPriority> priorityFor() const;
+  // Moves the capture's threads and its compression threads to `to`; `lock` holds the mutex and is
+  // released around the system calls.
+  void changePriority(std::unique_lock<std::mutex>& lock, ThreadPriority to);
   void writerLoop();
   void encodeLoop();
   bool canTake() const;
@@ -214,6 +224,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
                                  : options.encodeThreads;
   state->stats.encodeThreads = state->encodeThreadCount;
   state->stats.firstFrame = state->first;
+  state->currentPriority = options.threadPriority;
   state->options = std::move(options);
 
   std::unique_ptr<Capture> capture(new Capture(renderer, std::move(state)));
@@ -389,6 +400,9 @@ void Capture::onFrame(const FrameView& view) {
     return;
   }
   std::unique_lock lock(s.mutex);
+  // normalWhenBehind: a capture about to wait or drop frames gets the cores of normal priority first (an
+  // idle thread may get none while the app's threads want them all).
+  if (const auto to = s.priorityFor()) s.changePriority(lock, *to);
   if (s.full() && s.options.whenBehind == WhenBehind::DropFrames && !s.closed.load()) {
     // The encoders hold maxEncodeFrames frames and kMaxObserverRetainedFrames more wait for them, and the
     // app asked not to wait: the frame's requests are kept (later frames need the resources they make),
@@ -447,6 +461,7 @@ void Capture::onFrame(const FrameView& view) {
   s.markers.erase(s.markers.begin(), it);
   s.queued.push_back(slot);
   ++s.stats.framesCaptured;
+  if (const auto to = s.priorityFor()) s.changePriority(lock, *to);
   lock.unlock();
   s.claimable.notify_one();
   s.workReady.notify_one();
@@ -665,10 +680,46 @@ void Capture::State::stopEncoders(std::unique_lock<std::mutex>& lock) {
 void Capture::State::enterThread(const char* name) {
   nameThisThread(name);
   detail::markCaptureThread();
-  if (auto r = setThisThreadPriority(options.threadPriority); !r) {
-    std::lock_guard lock(mutex);
-    if (priorityError.empty()) priorityError = r.error().message;
+  // Registered at the priority the capture's threads have now (normalWhenBehind may have raised them).
+  std::lock_guard lock(mutex);
+  threadIds.push_back(currentThreadId());
+  if (auto r = setThisThreadPriority(currentPriority); !r && priorityError.empty()) {
+    priorityError = r.error().message;
   }
+}
+
+std::optional<ThreadPriority> Capture::State::priorityFor() const {
+  if (!options.normalWhenBehind || options.threadPriority != ThreadPriority::Idle) return std::nullopt;
+  // Behind: half of any bound taken (the frames and bytes between the renderer and the file, the leased
+  // frames not yet gathered), well before the render thread would wait. Caught up: far below them all,
+  // so that a capture near one bound does not switch back and forth.
+  const size_t waiting = queued.size() + dropped.size() + jobs.size();
+  const size_t leased = kMaxObserverRetainedFrames - freeTickets.size();
+  if (currentPriority != ThreadPriority::Normal &&
+      (waiting > maxFrames() / 2 || bytesInFlight > options.maxEncodeBytes / 2 ||
+       leased > kMaxObserverRetainedFrames / 2 || full())) {
+    return ThreadPriority::Normal;
+  }
+  if (currentPriority == ThreadPriority::Normal && waiting <= maxFrames() / 8 &&
+      bytesInFlight <= options.maxEncodeBytes / 8 && leased <= 1) {
+    return ThreadPriority::Idle;
+  }
+  return std::nullopt;
+}
+
+void Capture::State::changePriority(std::unique_lock<std::mutex>& lock, ThreadPriority to) {
+  currentPriority = to;
+  if (to == ThreadPriority::Normal) ++stats.priorityRaises;
+  const std::vector<uint64_t> ids = threadIds;  // threads that start later take currentPriority themselves
+  lock.unlock();
+  // Best effort, as at the threads' start: the first refusal is reported in the summary.
+  std::string failed;
+  for (const uint64_t id : ids) {
+    if (auto r = setThreadPriority(id, to); !r && failed.empty()) failed = r.error().message;
+  }
+  if (auto r = file->setThreadPriority(to); !r && failed.empty()) failed = r.error().message;
+  lock.lock();
+  if (!failed.empty() && priorityError.empty()) priorityError = failed;
 }
 
 // ---- writer thread ----
@@ -795,6 +846,9 @@ std::string Capture::State::summary() const {
   char threads[32] = "the writer thread";
   if (stats.encodeThreads > 0) std::snprintf(threads, sizeof threads, "%u threads", stats.encodeThreads);
   std::string priority = std::string(threadPriorityName(options.threadPriority)) + " priority";
+  if (options.normalWhenBehind && options.threadPriority == ThreadPriority::Idle) {
+    priority = "idle priority, normal while behind (" + std::to_string(stats.priorityRaises) + " times)";
+  }
   if (!priorityError.empty()) priority = "normal priority (" + priority + " refused: " + priorityError + ")";
   char waitFrames[96] = "";
   if (stats.renderWaits > 0) {

@@ -3,7 +3,9 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace reel::capture {
@@ -78,9 +80,13 @@ Result<std::optional<CaptureOptions>> optionsFromEnvironment(CaptureOptions defa
     options.compression.level = n;
   }
   if (const char* priority = std::getenv("REEL_CAPTURE_PRIORITY"); priority && *priority) {
-    const auto parsed = parseThreadPriority(priority);
-    if (!parsed) return fail("REEL_CAPTURE_PRIORITY='", priority, "': expected normal, background or idle");
+    const bool adaptive = std::string_view(priority) == "adaptive";
+    const auto parsed = adaptive ? std::optional(ThreadPriority::Idle) : parseThreadPriority(priority);
+    if (!parsed) {
+      return fail("REEL_CAPTURE_PRIORITY='", priority, "': expected normal, background, idle or adaptive");
+    }
     options.threadPriority = *parsed;
+    options.normalWhenBehind = adaptive;
   }
   if (!options.log) {
     options.log = [](std::string_view line) {

@@ -15,26 +15,48 @@
 namespace reel {
 
 Result<void> setThisThreadPriority(ThreadPriority priority) {
+  // Normal is how the thread was made: nothing to do (and never a raise).
   if (priority == ThreadPriority::Normal) return {};
 #if defined(__linux__)
   // Linux keeps a nice value and a policy per thread (not per process, whatever POSIX says), addressed
   // by the thread id.
-  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+  return setThreadPriority(currentThreadId(), priority);
+#else
+  return fail("thread priority ", threadPriorityName(priority), " is not supported on this system");
+#endif
+}
+
+uint64_t currentThreadId() {
+#if defined(__linux__)
+  return static_cast<uint64_t>(syscall(SYS_gettid));
+#else
+  return 0;
+#endif
+}
+
+Result<void> setThreadPriority(uint64_t threadId, ThreadPriority priority) {
+#if defined(__linux__)
+  const auto tid = static_cast<pid_t>(threadId);
   if (priority == ThreadPriority::Background) {
     errno = 0;
-    const int nice = getpriority(PRIO_PROCESS, tid);
+    const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
     if (errno != 0) return fail("getpriority: ", std::strerror(errno));
-    if (setpriority(PRIO_PROCESS, tid, nice + 10 > 19 ? 19 : nice + 10) != 0) {
+    if (setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice + 10 > 19 ? 19 : nice + 10) != 0) {
       return fail("setpriority: ", std::strerror(errno));
     }
     return {};
   }
+  // Leaving SCHED_IDLE needs no privilege while the thread's nice value is one the process may set.
+  const int policy = priority == ThreadPriority::Idle ? SCHED_IDLE : SCHED_OTHER;
   const sched_param none{};
-  if (sched_setscheduler(static_cast<pid_t>(tid), SCHED_IDLE, &none) != 0) {
-    return fail("sched_setscheduler(SCHED_IDLE): ", std::strerror(errno));
+  if (sched_setscheduler(tid, policy, &none) != 0) {
+    return fail("sched_setscheduler(", policy == SCHED_IDLE ? "SCHED_IDLE" : "SCHED_OTHER", ") of thread ",
+                tid, ": ", std::strerror(errno));
   }
   return {};
 #else
+  if (priority == ThreadPriority::Normal) return {};
+  (void)threadId;
   return fail("thread priority ", threadPriorityName(priority), " is not supported on this system");
 #endif
 }

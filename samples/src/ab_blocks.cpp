@@ -51,6 +51,7 @@ Result<void> AbBlocks::endOn() {
     const Result<void> finished = capture_->finish();
     const capture::CaptureStats stats = capture_->stats();
     renderWaits_ += stats.renderWaits;
+    priorityRaises_ += stats.priorityRaises;
     renderWaitNs_ += stats.renderWaitNs;
     framesCaptured_ += stats.framesWritten;
     captureCpuNs_ += stats.writerCpuNs + stats.encodeCpuNs + stats.compressCpuNs;
@@ -121,7 +122,7 @@ std::string AbBlocks::summary() const {
                      : setup_.tap         ? "frame tap"
                      : setup_.workerLimit ? limit
                                           : "nothing";
-  char line[400];
+  char line[480];
   int n = std::snprintf(line, sizeof line,
                         "A/B: %llu blocks of %u frames without and %llu with %s (the first %u intervals of "
                         "each left out): median ms/frame off %.4f, on %.4f (%.3fx, %+.1f%%)",
@@ -131,10 +132,12 @@ std::string AbBlocks::summary() const {
   if (setup_.capture && n > 0 && size_t(n) < sizeof line) {
     std::snprintf(
         line + n, sizeof line - size_t(n),
-        "; render thread waited %llu times (%.2f ms); %llu frames captured, %.2f ms capture CPU a frame",
+        "; render thread waited %llu times (%.2f ms); %llu frames captured, %.2f ms capture CPU a frame; "
+        "threads raised to normal priority %llu times",
         static_cast<unsigned long long>(renderWaits_), double(renderWaitNs_) / 1e6,
         static_cast<unsigned long long>(framesCaptured_),
-        framesCaptured_ ? double(captureCpuNs_) / double(framesCaptured_) / 1e6 : 0.0);
+        framesCaptured_ ? double(captureCpuNs_) / double(framesCaptured_) / 1e6 : 0.0,
+        static_cast<unsigned long long>(priorityRaises_));
   }
   const auto [offLow, offHigh] = offKick_.blockMedianRange();
   const auto [onLow, onHigh] = onKick_.blockMedianRange();

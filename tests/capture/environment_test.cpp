@@ -189,6 +189,16 @@ TEST_F(EnvironmentTest, PriorityAndCompressionThreadsComeFromTheEnvironment) {
     EXPECT_EQ(capture.value()->stats().framesWritten, 3u);
   }
   EXPECT_NE(summary.find("at idle priority"), std::string::npos) << summary;
+  // adaptive: idle, normal while behind (CaptureOptions::normalWhenBehind).
+  ::setenv("REEL_CAPTURE_PRIORITY", "adaptive", 1);
+  {
+    auto capture = installFromEnvironment(renderer, defaults);
+    ASSERT_TRUE(capture) << capture.error().message;
+    for (int f = 0; f < 3; ++f) scene.frame();
+    renderer.flushAndWait();
+    ASSERT_TRUE((*capture)->finish());
+  }
+  EXPECT_NE(summary.find("idle priority, normal while behind"), std::string::npos) << summary;
   for (const auto& [variable, value] :
        {std::pair{"REEL_CAPTURE_PRIORITY", "low"}, std::pair{"REEL_CAPTURE_COMPRESS_THREADS", "-1"},
         std::pair{"REEL_CAPTURE_COMPRESS_THREADS", "65"}}) {

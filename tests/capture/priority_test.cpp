@@ -1,11 +1,13 @@
 // The capture's own threads (writer, encoders, compressors) run at CaptureOptions::threadPriority, and
-// the threads of the app (here: the test's and the renderer's) keep theirs.
+// the threads of the app (here: the test's and the renderer's) keep theirs; with normalWhenBehind they
+// run at normal priority while the capture is behind.
 
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <string>
@@ -105,6 +107,99 @@ TEST(CapturePriority, NormalLeavesEveryThreadAsItWas) {
   const Observed seen = captureAt(ThreadPriority::Normal, {});
   EXPECT_EQ(seen.during, seen.before);
   EXPECT_NE(seen.summary.find("at normal priority"), std::string::npos) << seen.summary;
+}
+
+// How many of the capture's threads (named reel-cap-* and reel-compress) are under SCHED_IDLE, and how
+// many are not.
+struct Policies {
+  int idle = 0, other = 0;
+  bool operator==(const Policies&) const = default;
+};
+Policies capturePolicies() {
+  Policies p;
+  DIR* tasks = opendir("/proc/self/task");
+  if (!tasks) return p;
+  while (const dirent* entry = readdir(tasks)) {
+    if (entry->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + entry->d_name + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name.rfind("reel-cap", 0) != 0 && name != "reel-compress") continue;
+    (sched_getscheduler(static_cast<pid_t>(std::stoi(entry->d_name))) == SCHED_IDLE ? p.idle : p.other)++;
+  }
+  closedir(tasks);
+  return p;
+}
+
+// A file that takes no byte while `stalled` is set: a disk that stops for a while.
+class StallingSink final : public trace::FileSink {
+ public:
+  StallingSink(std::unique_ptr<trace::FileSink> file, const std::atomic<bool>& stalled)
+      : file_(std::move(file)), stalled_(stalled) {}
+  Written write(const void* data, size_t size) override {
+    while (stalled_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return file_->write(data, size);
+  }
+  int sync() override { return file_->sync(); }
+  int close() override { return file_->close(); }
+
+ private:
+  std::unique_ptr<trace::FileSink> file_;
+  const std::atomic<bool>& stalled_;
+};
+
+// Kicks a frame every few milliseconds until the capture's threads show `want`, for up to 20 s.
+bool kickUntil(Scene& scene, Renderer& renderer, Policies want) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (capturePolicies() == want) return true;
+    scene.frame();
+    renderer.flushAndWait();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return capturePolicies() == want;
+}
+
+TEST(CapturePriority, AdaptiveRunsIdleUntilBehindAndIdleAgainOnceCaughtUp) {
+  TempDir dir;
+  NullDevice device;
+  Renderer renderer(device);
+  Scene scene(renderer);
+  std::atomic<bool> stalled{false};
+  capture::CaptureOptions o;
+  o.path = dir.path("adaptive.reel");
+  o.handleSignals = false;
+  o.encodeThreads = 2;
+  o.compression.threads = 2;
+  o.compression.maxFramesPerChunk = 1;
+  o.compression.maxPendingBytes =
+      1;  // a chunk waits while one is being written: a stalled file stalls the writer
+  o.whenBehind = capture::WhenBehind::DropFrames;  // the render thread never waits: the test keeps kicking
+  o.threadPriority = ThreadPriority::Idle;
+  o.normalWhenBehind = true;
+  std::string summary;
+  o.log = [&](std::string_view line) { summary = line; };
+  o.createFile = [&](const std::string& p) -> Result<std::unique_ptr<trace::FileSink>> {
+    auto file = trace::createFileSink(p);
+    if (!file) return file.error();
+    return std::unique_ptr<trace::FileSink>(std::make_unique<StallingSink>(std::move(*file), stalled));
+  };
+  auto capture = capture::Capture::start(renderer, o);
+  ASSERT_TRUE(capture) << capture.error().message;
+  // Keeping up: the writer, 2 encoders and 2 compressors all idle.
+  EXPECT_TRUE(kickUntil(scene, renderer, {.idle = 5, .other = 0})) << capturePolicies().idle;
+  EXPECT_EQ((*capture)->stats().priorityRaises, 0u);
+  // The file stalls: frames pile up between the renderer and the file, and the threads run at normal
+  // priority (with the frames the encoders cannot keep dropped, not waited for).
+  stalled = true;
+  EXPECT_TRUE(kickUntil(scene, renderer, {.idle = 0, .other = 5})) << capturePolicies().other;
+  EXPECT_GE((*capture)->stats().priorityRaises, 1u);
+  // The file takes bytes again: once the capture has caught up, idle again.
+  stalled = false;
+  EXPECT_TRUE(kickUntil(scene, renderer, {.idle = 5, .other = 0})) << capturePolicies().idle;
+  EXPECT_NE(sched_getscheduler(0), SCHED_IDLE) << "the thread that started the capture keeps its policy";
+  ASSERT_TRUE((*capture)->finish());
+  EXPECT_NE(summary.find("idle priority, normal while behind"), std::string::npos) << summary;
 }
 
 }  // namespace

@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <thread>
 
 namespace reel {
@@ -71,6 +73,27 @@ TEST(ThreadPriority, IdleMovesTheCallingThreadToSchedIdle) {
   EXPECT_EQ(before, parentPolicy);
   EXPECT_EQ(after, SCHED_IDLE);
   EXPECT_EQ(sched_getscheduler(0), parentPolicy) << "the calling thread alone";
+}
+
+TEST(ThreadPriority, AnotherThreadGoesIdleAndBackToNormal) {
+  std::atomic<uint64_t> id{0};
+  std::atomic<bool> done{false};
+  std::thread other([&] {
+    id = currentThreadId();
+    while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (id == 0) std::this_thread::yield();
+  const auto tid = static_cast<pid_t>(id.load());
+  const int before = sched_getscheduler(tid);
+  ASSERT_TRUE(setThreadPriority(id, ThreadPriority::Idle));
+  EXPECT_EQ(sched_getscheduler(tid), SCHED_IDLE);
+  EXPECT_NE(sched_getscheduler(0), SCHED_IDLE) << "that thread alone";
+  // What setThisThreadPriority never does: an idle thread back to the normal policy, without privilege.
+  ASSERT_TRUE(setThreadPriority(id, ThreadPriority::Normal));
+  EXPECT_EQ(sched_getscheduler(tid), before);
+  done = true;
+  other.join();
+  EXPECT_FALSE(setThreadPriority(0x7fffffff, ThreadPriority::Idle)) << "no such thread";
 }
 
 TEST(ThreadPriority, NormalChangesNothing) {

@@ -164,6 +164,8 @@ struct TraceFileWriter::Impl {
   std::string error;
   std::vector<ChunkEntry> chunks;  // written, in file order
   std::vector<std::thread> workers;
+  std::vector<uint64_t> workerIds;                   // currentThreadId() of each started compression thread
+  ThreadPriority priority = ThreadPriority::Normal;  // what the compression threads run at
   std::atomic<uint64_t> fileOffset{0};
   std::atomic<uint64_t> chunksWritten{0};
   std::atomic<uint64_t> framesWritten{0};
@@ -186,6 +188,7 @@ Result<TraceFileWriter> TraceFileWriter::create(const std::string& path, const C
   auto file = createFile ? createFile(path) : createFileSink(path);
   if (!file) return file.error();
   auto impl = std::make_unique<Impl>(std::move(file.value()), path, settings, std::move(compressor.value()));
+  impl->priority = settings.threadPriority;
   impl->startWorkers(std::move(own));
   return TraceFileWriter(std::move(impl));
 }
@@ -220,6 +223,17 @@ uint64_t TraceFileWriter::compressWaitNs() const {
   return impl_->waitNs.load();
 }
 
+Result<void> TraceFileWriter::setThreadPriority(ThreadPriority priority) {
+  Impl& s = *impl_;
+  std::lock_guard lock(s.mutex);
+  s.priority = priority;
+  Result<void> first;
+  for (const uint64_t id : s.workerIds) {
+    if (auto r = reel::setThreadPriority(id, priority); !r && first) first = r;
+  }
+  return first;
+}
+
 // ---- compression threads ----
 
 void TraceFileWriter::Impl::startWorkers(std::vector<schema::ChunkCompressor> compressors) {
@@ -229,8 +243,14 @@ void TraceFileWriter::Impl::startWorkers(std::vector<schema::ChunkCompressor> co
   for (size_t t = 0; t < owned->size(); ++t) {
     workers.emplace_back([this, owned, t] {
       nameThisThread("reel-compress");
-      // Best effort: a system that refuses only costs the app the share the threads then take.
-      (void)setThisThreadPriority(settings.threadPriority);
+      {
+        // Registered with the priority asked for now (setThreadPriority may have changed it since the
+        // writer was made). Best effort: a system that refuses only costs the app the share the threads
+        // then take.
+        std::lock_guard lock(mutex);
+        workerIds.push_back(currentThreadId());
+        (void)setThisThreadPriority(priority);
+      }
       workerLoop((*owned)[t]);
     });
   }

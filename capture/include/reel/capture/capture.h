@@ -131,6 +131,13 @@ struct CaptureOptions {
   // Normal by default because idle threads get no CPU at all while any other thread, of this process or
   // another, wants every core: a capture behind holds the app back (WhenBehind) until a core frees up.
   ThreadPriority threadPriority = ThreadPriority::Normal;
+  // With threadPriority Idle: the capture's threads run at normal priority while the capture is behind
+  // (half of maxEncodeFrames or maxEncodeBytes taken between the renderer and the file, or more than half
+  // of the frames it may keep leased not yet gathered), and go back to idle once it has caught up (an
+  // eighth of either, at most one leased frame), so that an app that leaves no core free cannot starve
+  // them while frames pile up. Checked by the render thread as it hands each frame over; each raise is
+  // counted in CaptureStats::priorityRaises. REEL_CAPTURE_PRIORITY=adaptive: Idle with this on.
+  bool normalWhenBehind = false;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
   // Called once, on the capture's writer thread, when a write fails and the capture stops: the message
@@ -154,9 +161,10 @@ struct CaptureStats {
   // The first and last frame whose onFrame waited (firstWaitFrame UINT64_MAX: none): whether the waits
   // are the capture's start or its steady state.
   uint64_t firstWaitFrame = UINT64_MAX, lastWaitFrame = 0;
-  uint64_t framesDropped = 0;  // WhenBehind::DropFrames: frames written without their buckets
-  uint64_t framesOnDisk = 0;   // frames in chunks written whole: what a SIGKILL now would keep
-  uint64_t compressWaits = 0;  // chunk closes that waited for maxPendingBytes (the writer thread)
+  uint64_t framesDropped = 0;   // WhenBehind::DropFrames: frames written without their buckets
+  uint64_t priorityRaises = 0;  // CaptureOptions::normalWhenBehind: times the threads went to normal
+  uint64_t framesOnDisk = 0;    // frames in chunks written whole: what a SIGKILL now would keep
+  uint64_t compressWaits = 0;   // chunk closes that waited for maxPendingBytes (the writer thread)
   uint64_t compressWaitNs = 0;
   uint64_t snapshotNs = 0;    // render-thread time spent reading back resources at the first frame
   uint64_t resources = 0;     // live resources written at the capture start

@@ -25,6 +25,14 @@ enum class ThreadPriority : uint8_t {
 // refuses; elsewhere than Linux, Normal is all there is and the others fail.
 Result<void> setThisThreadPriority(ThreadPriority priority);
 
+// The calling thread's id for setThreadPriority (Linux: its tid; 0 elsewhere).
+uint64_t currentThreadId();
+// Another thread's priority, by currentThreadId() (a thread of this process). Unlike
+// setThisThreadPriority, Normal returns an Idle thread to the normal policy, so that a thread that gets
+// no CPU can be given some from outside. Background only lowers (nice +10, which an unprivileged process
+// cannot undo). Fails where the system refuses.
+Result<void> setThreadPriority(uint64_t threadId, ThreadPriority priority);
+
 // Names the calling thread for profilers, debuggers and top (Linux: the first 15 bytes; elsewhere
 // nothing). The runtime's and capture's threads are named "reel-..." so that a profile of an app tells
 // them apart from its own.

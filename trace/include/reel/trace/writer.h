@@ -246,6 +246,9 @@ class TraceFileWriter {
   // CPU time the compression threads spent on chunks (0 without them: the appending thread compresses,
   // in its own time).
   uint64_t compressionThreadsCpuNs() const;
+  // Moves the compression threads to `priority` (from any thread; those still starting take it as they
+  // start): Normal returns Idle threads to the normal policy (setThreadPriority). The first refusal.
+  Result<void> setThreadPriority(ThreadPriority priority);
 
   struct Impl;
 
