@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "frame_ticket.h"
 #include "reel/runtime/cpu_time.h"
@@ -155,11 +156,12 @@ struct Capture::State {
   } plan;
 
   void enterThread(const char* name);  // first thing on each of the capture's own threads
+  void leaveThread();                  // and the last: its priority is no longer changed
   // normalWhenBehind: the priority the frames between the renderer and the file call for (under the
   // mutex), applied by setPriority (without it).
   std::optional<ThreadPriority> priorityFor() const;
   // Moves the capture's threads and its compression threads to `to`; `lock` holds the mutex and is
-  // released around the system calls.
+  // released while the compression threads change.
   void changePriority(std::unique_lock<std::mutex>& lock, ThreadPriority to);
   void writerLoop();
   void encodeLoop();
@@ -232,6 +234,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
   s.writer = std::thread([&s] {
     s.enterThread("reel-cap-writer");
     s.writerLoop();
+    s.leaveThread();
   });
   if (s.options.handleSignals) detail::registerForShutdown(capture.get());
   capture->registration_ = renderer.addObserver(*capture);
@@ -277,6 +280,10 @@ Result<void> Capture::finish() {
   registration_.reset();
   State& s = *state_;
   std::unique_lock lock(s.mutex);
+  // The app now waits for the capture: idle threads need not leave it the cores any more.
+  if (s.options.normalWhenBehind && s.currentPriority == ThreadPriority::Idle && !s.writerDone) {
+    s.changePriority(lock, ThreadPriority::Normal);
+  }
   s.done.wait(lock, [&] { return s.writerDone; });
   if (!s.stats.error.empty()) return Error{s.stats.error};
   return {};
@@ -688,6 +695,11 @@ void Capture::State::enterThread(const char* name) {
   }
 }
 
+void Capture::State::leaveThread() {
+  std::lock_guard lock(mutex);
+  std::erase(threadIds, currentThreadId());
+}
+
 std::optional<ThreadPriority> Capture::State::priorityFor() const {
   if (!options.normalWhenBehind || options.threadPriority != ThreadPriority::Idle) return std::nullopt;
   // Behind: half of any bound taken (the frames and bytes between the renderer and the file, the leased
@@ -708,15 +720,15 @@ std::optional<ThreadPriority> Capture::State::priorityFor() const {
 }
 
 void Capture::State::changePriority(std::unique_lock<std::mutex>& lock, ThreadPriority to) {
-  currentPriority = to;
+  currentPriority = to;  // threads that start later take it themselves (enterThread)
   if (to == ThreadPriority::Normal) ++stats.priorityRaises;
-  const std::vector<uint64_t> ids = threadIds;  // threads that start later take currentPriority themselves
-  lock.unlock();
-  // Best effort, as at the threads' start: the first refusal is reported in the summary.
+  // Under the mutex, so that no thread leaves (leaveThread) between its id and the call. Best effort, as
+  // at the threads' start: the first refusal is reported in the summary.
   std::string failed;
-  for (const uint64_t id : ids) {
+  for (const uint64_t id : threadIds) {
     if (auto r = setThreadPriority(id, to); !r && failed.empty()) failed = r.error().message;
   }
+  lock.unlock();
   if (auto r = file->setThreadPriority(to); !r && failed.empty()) failed = r.error().message;
   lock.lock();
   if (!failed.empty() && priorityError.empty()) priorityError = failed;
@@ -893,6 +905,7 @@ void Capture::State::writerLoop() {
       encodeThreads.emplace_back([this] {
         enterThread("reel-cap-encode");
         encodeLoop();
+        leaveThread();
       });
     }
   }

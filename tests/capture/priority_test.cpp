@@ -198,7 +198,10 @@ TEST(CapturePriority, AdaptiveRunsIdleUntilBehindAndIdleAgainOnceCaughtUp) {
   stalled = false;
   EXPECT_TRUE(kickUntil(scene, renderer, {.idle = 5, .other = 0})) << capturePolicies().idle;
   EXPECT_NE(sched_getscheduler(0), SCHED_IDLE) << "the thread that started the capture keeps its policy";
+  // finish(): the app waits for the capture now, which gets normal priority for what is left.
+  const uint64_t raises = (*capture)->stats().priorityRaises;
   ASSERT_TRUE((*capture)->finish());
+  EXPECT_EQ((*capture)->stats().priorityRaises, raises + 1);
   EXPECT_NE(summary.find("idle priority, normal while behind"), std::string::npos) << summary;
 }
 

@@ -260,6 +260,7 @@ void TraceFileWriter::Impl::stopWorkers() {
   {
     std::lock_guard lock(mutex);
     stopping = true;
+    workerIds.clear();  // threads about to end: setThreadPriority leaves them alone
   }
   workAvailable.notify_all();
   for (std::thread& t : workers) t.join();

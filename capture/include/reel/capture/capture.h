@@ -127,17 +127,18 @@ struct CaptureOptions {
   // reel-cap-encode, reel-cap-writer and reel-compress; it replaces compression.threadPriority).
   // Idle (SCHED_IDLE) runs them only on cores the app's threads leave free: on the H100 host it costs a
   // stress frame a third to a half of what normal priority does (docs/measurements/h100-2026-11-27y-barrier,
-  // 27z-priority, 27za-capture-priority).
-  // Normal by default because idle threads get no CPU at all while any other thread, of this process or
-  // another, wants every core: a capture behind holds the app back (WhenBehind) until a core frees up.
-  ThreadPriority threadPriority = ThreadPriority::Normal;
+  // 27z-priority, 27za-capture-priority, 28z-capture-adaptive). Idle threads get no CPU at all while any
+  // other thread, of this process or another, wants every core, so by default they are raised to normal
+  // while the capture is behind (normalWhenBehind), before the render thread would wait for them.
+  ThreadPriority threadPriority = ThreadPriority::Idle;
   // With threadPriority Idle: the capture's threads run at normal priority while the capture is behind
   // (half of maxEncodeFrames or maxEncodeBytes taken between the renderer and the file, or more than half
   // of the frames it may keep leased not yet gathered), and go back to idle once it has caught up (an
   // eighth of either, at most one leased frame), so that an app that leaves no core free cannot starve
   // them while frames pile up. Checked by the render thread as it hands each frame over; each raise is
-  // counted in CaptureStats::priorityRaises. REEL_CAPTURE_PRIORITY=adaptive: Idle with this on.
-  bool normalWhenBehind = false;
+  // counted in CaptureStats::priorityRaises. REEL_CAPTURE_PRIORITY=adaptive (the default): Idle with this
+  // on; idle: Idle with it off.
+  bool normalWhenBehind = true;
   bool handleSignals = true;                       // finish the trace on SIGINT, SIGTERM, abort() and exit()
   std::function<void(std::string_view)> log = {};  // gets a summary line when the trace is finished
   // Called once, on the capture's writer thread, when a write fails and the capture stops: the message

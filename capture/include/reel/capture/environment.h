@@ -12,8 +12,8 @@
 //   REEL_CAPTURE_COMPRESS_THREADS=2 threads that compress chunks (CompressionSettings::threads); "0":
 //                                   the writer thread
 //   REEL_CAPTURE_PRIORITY=idle      the capture threads' priority (CaptureOptions::threadPriority):
-//                                   normal, background, idle, or adaptive (idle, normal while the
-//                                   capture is behind: CaptureOptions::normalWhenBehind)
+//                                   adaptive (the default: idle, normal while the capture is
+//                                   behind, CaptureOptions::normalWhenBehind), normal, background or idle
 //   REEL_CAPTURE_LEVEL=-3           zstd's level (CompressionSettings::level, default 1): kMinCaptureLevel
 //                                   to -1 (zstd's --fast=N: faster, larger files) or 1 to kMaxCaptureLevel
 //
