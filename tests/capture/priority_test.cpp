@@ -66,6 +66,7 @@ Observed captureAt(ThreadPriority priority, std::vector<std::string> expectIdle)
   o.encodeThreads = 2;
   o.compression.threads = 3;
   o.threadPriority = priority;
+  o.normalWhenBehind = false;  // the given priority throughout (the adaptive test is below)
   o.log = [&](std::string_view line) { seen.summary = line; };
   auto capture = capture::Capture::start(renderer, o);
   EXPECT_TRUE(capture) << capture.error().message;
