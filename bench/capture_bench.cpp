@@ -283,11 +283,7 @@ BENCHMARK(BM_CaptureOverhead)->Unit(benchmark::kMillisecond)->Iterations(1)->Use
 class GatherEncodeTimer final : public FrameObserver {
  public:
   void onFrame(const FrameView& view) override {
-    sources_.clear();
-    for (size_t i = 0; i < view.buckets.size(); ++i) {
-      const FrameBucketView& b = view.buckets[i];
-      sources_.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
-    }
+    trace::bucketSources(view.buckets, sources_);
     const trace::FrameSource source{view.frame, view.sortedOrderHash, view.requests, sources_};
     const uint32_t slot = (newest_ + 1) % 3;
     const uint64_t t0 = threadCpuNs();
@@ -361,13 +357,7 @@ struct KeptFrames {
     }
     renderer.flushAndWait();
     registration.reset();
-    for (size_t f = 0; f < keeper.kept; ++f) {
-      const FrameLease& lease = keeper.leases[f];
-      for (size_t i = 0; i < lease.buckets().size(); ++i) {
-        const FrameBucketView& b = lease.buckets()[i];
-        buckets[f].push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
-      }
-    }
+    for (size_t f = 0; f < keeper.kept; ++f) trace::bucketSources(keeper.leases[f].buckets(), buckets[f]);
   }
   trace::FrameSource source(size_t f) const {
     return {keeper.leases[f].frame(), 0, &keeper.leases[f].requests(), buckets[f]};

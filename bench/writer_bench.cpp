@@ -240,11 +240,7 @@ struct StageTimer final : reel::FrameObserver {
 
   void onFrame(const reel::FrameView& view) override {
     if (!error.empty()) return;
-    buckets.clear();
-    for (size_t i = 0; i < view.buckets.size(); ++i) {
-      const reel::FrameBucketView& b = view.buckets[i];
-      buckets.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
-    }
+    reel::trace::bucketSources(view.buckets, buckets);
     const reel::trace::FrameSource source{view.frame, view.sortedOrderHash, view.requests, buckets};
     // As MessageEncoder::frame does: predicted from the frames before it in its chunk.
     const uint32_t slot = (newest + 1) % 3;

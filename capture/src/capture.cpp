@@ -157,8 +157,10 @@ struct Capture::State {
 
   void enterThread(const char* name);  // first thing on each of the capture's own threads
   void leaveThread();                  // and the last: its priority is no longer changed
-  // normalWhenBehind: the priority the frames between the renderer and the file call for (under the
-  // mutex), applied by setPriority (without it).
+  // normalWhenBehind with threadPriority Idle: the threads' priority follows how far behind it is.
+  bool adaptive() const { return options.normalWhenBehind && options.threadPriority == ThreadPriority::Idle; }
+  // adaptive(): the priority the frames between the renderer and the file call for, where it is not the
+  // current one (under the mutex).
   std::optional<ThreadPriority> priorityFor() const;
   // Moves the capture's threads and its compression threads to `to`; `lock` holds the mutex and is
   // released while the compression threads change.
@@ -281,7 +283,7 @@ Result<void> Capture::finish() {
   State& s = *state_;
   std::unique_lock lock(s.mutex);
   // The app now waits for the capture: idle threads need not leave it the cores any more.
-  if (s.options.normalWhenBehind && s.currentPriority == ThreadPriority::Idle && !s.writerDone) {
+  if (s.adaptive() && s.currentPriority == ThreadPriority::Idle && !s.writerDone) {
     s.changePriority(lock, ThreadPriority::Normal);
   }
   s.done.wait(lock, [&] { return s.writerDone; });
@@ -701,7 +703,7 @@ void Capture::State::leaveThread() {
 }
 
 std::optional<ThreadPriority> Capture::State::priorityFor() const {
-  if (!options.normalWhenBehind || options.threadPriority != ThreadPriority::Idle) return std::nullopt;
+  if (!adaptive()) return std::nullopt;
   // Behind: half of any bound taken (the frames and bytes between the renderer and the file, the leased
   // frames not yet gathered), well before the render thread would wait. Caught up: far below them all,
   // so that a capture near one bound does not switch back and forth.
@@ -725,9 +727,7 @@ void Capture::State::changePriority(std::unique_lock<std::mutex>& lock, ThreadPr
   // Under the mutex, so that no thread leaves (leaveThread) between its id and the call. Best effort, as
   // at the threads' start: the first refusal is reported in the summary.
   std::string failed;
-  for (const uint64_t id : threadIds) {
-    if (auto r = setThreadPriority(id, to); !r && failed.empty()) failed = r.error().message;
-  }
+  if (auto r = setThreadPriority(threadIds, to); !r) failed = r.error().message;
   lock.unlock();
   if (auto r = file->setThreadPriority(to); !r && failed.empty()) failed = r.error().message;
   lock.lock();
@@ -858,7 +858,7 @@ std::string Capture::State::summary() const {
   char threads[32] = "the writer thread";
   if (stats.encodeThreads > 0) std::snprintf(threads, sizeof threads, "%u threads", stats.encodeThreads);
   std::string priority = std::string(threadPriorityName(options.threadPriority)) + " priority";
-  if (options.normalWhenBehind && options.threadPriority == ThreadPriority::Idle) {
+  if (adaptive()) {
     priority = "idle priority, normal while behind (" + std::to_string(stats.priorityRaises) + " times)";
   }
   if (!priorityError.empty()) priority = "normal priority (" + priority + " refused: " + priorityError + ")";

@@ -61,6 +61,14 @@ Result<void> setThreadPriority(uint64_t threadId, ThreadPriority priority) {
 #endif
 }
 
+Result<void> setThreadPriority(std::span<const uint64_t> threadIds, ThreadPriority priority) {
+  Result<void> first;
+  for (const uint64_t id : threadIds) {
+    if (auto r = setThreadPriority(id, priority); !r && first) first = r;
+  }
+  return first;
+}
+
 void nameThisThread(const char* name) {
 #if defined(__linux__)
   // The kernel keeps 15 bytes and a NUL; a longer name is refused whole (ERANGE), so cut it here.

@@ -417,10 +417,10 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   // Aux data is grouped by command id and size: most bodies have none, so the general grouping only
   // runs when there is some.
   if (aux != 0) {
-    auxGroups.reserve(bodies);
-    for (size_t i = 0; i < bodies; ++i) {
-      auxGroups.add(uint64_t{out.bodyType_[i]} << 32 | out.bodyAuxSize_[i], out.bodyAuxSize_[i]);
-    }
+    auxGroups.addBodies(bodies, [&](size_t i) {
+      return std::pair<uint64_t, uint32_t>{
+          schema::ColumnGroups::auxGroupKey(out.bodyType_[i], out.bodyAuxSize_[i]), out.bodyAuxSize_[i]};
+    });
     auxGroups.finish();
     if (auxGroups.totalBytes() != aux)
       return fail("aux data needs ", aux, " bytes, there are ", auxColumn.size());

@@ -374,8 +374,7 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   }
   const uint16_t* const bodyType = c.bodyType.data();
   const uint32_t* const bodyAuxSize = c.bodyAuxSize.data();
-  // An aux column's group key: the command id and the size of the body's aux data.
-  auto typeAndAux = [&](size_t i) { return uint64_t{bodyType[i]} << 32 | bodyAuxSize[i]; };
+  auto typeAndAux = [&](size_t i) { return schema::ColumnGroups::auxGroupKey(bodyType[i], bodyAuxSize[i]); };
   c.payloadGroups.clear();
   c.auxGroups.clear();
   c.payloadGroups.addBodies(bodies, [&](size_t i) {
@@ -412,6 +411,14 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   for (size_t i = 0; i < bodies; ++i) {
     if (c.bodyAuxSize[i] == 0) continue;
     copyBody(c.aux.data() + c.auxGroups.elementOffset(i), base + auxOffset_[i], c.bodyAuxSize[i]);
+  }
+}
+
+void bucketSources(std::span<const FrameBucketView> buckets, std::vector<BucketSource>& out) {
+  out.clear();
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    const FrameBucketView& b = buckets[i];
+    out.push_back({b.bucket, b.stream, b.stream->epoch, static_cast<uint16_t>(i), b.order});
   }
 }
 

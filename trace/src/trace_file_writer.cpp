@@ -227,11 +227,7 @@ Result<void> TraceFileWriter::setThreadPriority(ThreadPriority priority) {
   Impl& s = *impl_;
   std::lock_guard lock(s.mutex);
   s.priority = priority;
-  Result<void> first;
-  for (const uint64_t id : s.workerIds) {
-    if (auto r = reel::setThreadPriority(id, priority); !r && first) first = r;
-  }
-  return first;
+  return reel::setThreadPriority(s.workerIds, priority);
 }
 
 // ---- compression threads ----

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "reel/runtime/result.h"
@@ -32,6 +33,8 @@ uint64_t currentThreadId();
 // no CPU can be given some from outside. Background only lowers (nice +10, which an unprivileged process
 // cannot undo). Fails where the system refuses.
 Result<void> setThreadPriority(uint64_t threadId, ThreadPriority priority);
+// The same for each of `threadIds`, all of them tried; the first refusal.
+Result<void> setThreadPriority(std::span<const uint64_t> threadIds, ThreadPriority priority);
 
 // Names the calling thread for profilers, debuggers and top (Linux: the first 15 bytes; elsewhere
 // nothing). The runtime's and capture's threads are named "reel-..." so that a profile of an app tells

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "reel/schema/column.h"
@@ -41,16 +42,13 @@ void unshuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
 class ColumnGroups {
  public:
   void clear();
-  void reserve(size_t bodies) {
-    group_.reserve(bodies);
-    index_.reserve(bodies);
-  }
+  // An aux column's group key: the body's command id and the size of its aux data (the writer and the
+  // reader group aux bytes by both).
+  static uint64_t auxGroupKey(uint16_t type, uint32_t auxSize) { return uint64_t{type} << 32 | auxSize; }
   // The next body: its group key and its bytes in this column (0: none; it joins no group). Bodies of
   // one key must have the same size.
   void add(uint64_t key, uint32_t size) {
-    const uint32_t group = size != 0 ? groupOf(key, size) : kNone;
-    group_.push_back(group);
-    index_.push_back(group != kNone ? groups_[group].count++ : 0);
+    addBodies(1, [&](size_t) { return std::pair<uint64_t, uint32_t>{key, size}; });
   }
   // add() for `n` bodies at once, keyAndSize(i) giving body i's (key, size): the per-body arrays sized
   // once, not grown a body at a time (a frame of 400k packets calls this for two columns).

@@ -110,6 +110,10 @@ class FrameGatherer {
   std::unordered_map<TagKey, uint32_t, TagKeyHash> tagIndex_;
 };
 
+// A frame's buckets (FrameView::buckets, FrameLease::buckets) as the gatherer takes them, into `out`
+// (cleared first, its capacity kept): each at its position among the frame's buckets.
+void bucketSources(std::span<const FrameBucketView> buckets, std::vector<BucketSource>& out);
+
 // Each bucket's `retained` (its stream's epoch unchanged since the last frame that had the bucket);
 // `lastEpoch` is per bucket index, carried from frame to frame in frame order.
 void markRetained(GatheredFrame& frame, std::vector<uint64_t>& lastEpoch);
