@@ -310,10 +310,10 @@ TEST(ParallelEncode, FramesInFlightStayWithinMaxEncodeFrames) {
   stallTheWriter(3, 3);
 }
 
-// By default the capture rides out a stall of 64 frames (the writer's start, a slow disk) before the
-// render thread waits, with any number of encode threads.
-TEST(ParallelEncode, ByDefaultSixtyFourFramesRideOutAStalledWriter) {
-  stallTheWriter(0, 64);
+// By default the capture rides out a stall of kDefaultMaxEncodeFrames frames (the writer's start, a slow
+// disk) before the render thread waits, with any number of encode threads.
+TEST(ParallelEncode, ByDefaultMaxEncodeFramesRideOutAStalledWriter) {
+  stallTheWriter(0, reel::capture::kDefaultMaxEncodeFrames);
 }
 
 // maxEncodeBytes below one frame's columns: one frame at a time, still every frame.

@@ -77,7 +77,7 @@ using CompressionSettings = trace::CompressionSettings;
 // CaptureOptions::encodeThreads: min(4, hardware threads).
 inline constexpr uint32_t kAutoEncodeThreads = std::numeric_limits<uint32_t>::max();
 // CaptureOptions::maxEncodeFrames when it is 0 and there are encode threads.
-inline constexpr uint32_t kDefaultMaxEncodeFrames = 64;
+inline constexpr uint32_t kDefaultMaxEncodeFrames = 256;
 
 // What onFrame does when the encoders are that far behind that every frame it may keep leased waits
 // for them (kMaxObserverRetainedFrames, besides the maxEncodeFrames they hold).
@@ -118,9 +118,12 @@ struct CaptureOptions {
   // gathered columns' and encoded messages' bytes (one frame always goes): past either, no further
   // frame is taken, and whenBehind decides for the frames the render thread hands over. 0:
   // kDefaultMaxEncodeFrames with encode threads, enough to ride out the writer's slow start and a
-  // file's short stalls without holding the app back (the capture start's resources go into the file
-  // first: with 16, a cubes capture on the H100 host filled the queue in its 18th frame and the render
-  // thread waited 5-8 ms, docs/measurements/h100-2026-11-27m-capture-cost); one without.
+  // file's short stalls without holding the app back; one without. The capture start's resources go
+  // into the file first, and the frames made meanwhile wait: with 16 a cubes capture on the H100 host
+  // filled the queue in its 18th frame (docs/measurements/h100-2026-11-27m-capture-cost), with 64 the
+  // render thread waited 4-27 ms at nearly every start of a post (0.42 ms frames) or deferred capture
+  // (2.2 ms frames, 58 live resources) on the H200 host (h200-2026-11-28zd-capture-scenes). Memory
+  // stays bounded by maxEncodeBytes, which large frames reach first.
   uint32_t maxEncodeFrames = 0;
   uint64_t maxEncodeBytes = 256ull << 20;
   // The scheduling priority of the capture's threads (encode, writer and compression threads, named
