@@ -121,8 +121,8 @@ struct CaptureOptions {
   // file's short stalls without holding the app back; one without. The capture start's resources go
   // into the file first, and the frames made meanwhile wait: with 16 a cubes capture on the H100 host
   // filled the queue in its 18th frame (docs/measurements/h100-2026-11-27m-capture-cost), with 64 the
-  // render thread waited 4-27 ms at nearly every start of a post (0.42 ms frames) or deferred capture
-  // (2.2 ms frames, 58 live resources) on the H200 host (h200-2026-11-28zd-capture-scenes). Memory
+  // render thread waited 3-36 ms at nearly every start of a post (0.42 ms frames) or deferred capture
+  // (2.2 ms frames, 58 live resources) on the H200 host (h200-2026-11-28zd, 28ze). Memory
   // stays bounded by maxEncodeBytes, which large frames reach first.
   uint32_t maxEncodeFrames = 0;
   uint64_t maxEncodeBytes = 256ull << 20;
