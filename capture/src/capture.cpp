@@ -96,10 +96,9 @@ struct Capture::State {
   std::vector<std::pair<uint64_t, std::string>> markers;  // (frame, text) not yet handed over
   std::string endReason;
   std::string priorityError;  // why a thread could not take options.threadPriority (the first one)
-  // The capture's own threads (writer, encoders) by currentThreadId(), and the priority they run at now:
-  // options.threadPriority, or Normal while normalWhenBehind has them raised.
-  std::vector<uint64_t> threadIds;
-  ThreadPriority currentPriority = ThreadPriority::Normal;
+  // The capture's own threads (writer, encoders), at options.threadPriority, or Normal while
+  // normalWhenBehind has them raised. Changed under the mutex (changePriority).
+  ThreadPriorityGroup ownThreads{ThreadPriority::Normal};
   bool shutdown = false;
   bool writerDone = false;
   CaptureStats stats;
@@ -228,7 +227,7 @@ Result<std::unique_ptr<Capture>> Capture::start(Renderer& renderer, CaptureOptio
                                  : options.encodeThreads;
   state->stats.encodeThreads = state->encodeThreadCount;
   state->stats.firstFrame = state->first;
-  state->currentPriority = options.threadPriority;
+  (void)state->ownThreads.setPriority(options.threadPriority);  // no thread in it yet: nothing to refuse
   state->options = std::move(options);
 
   std::unique_ptr<Capture> capture(new Capture(renderer, std::move(state)));
@@ -283,7 +282,7 @@ Result<void> Capture::finish() {
   State& s = *state_;
   std::unique_lock lock(s.mutex);
   // The app now waits for the capture: idle threads need not leave it the cores any more.
-  if (s.adaptive() && s.currentPriority == ThreadPriority::Idle && !s.writerDone) {
+  if (s.adaptive() && s.ownThreads.priority() == ThreadPriority::Idle && !s.writerDone) {
     s.changePriority(lock, ThreadPriority::Normal);
   }
   s.done.wait(lock, [&] { return s.writerDone; });
@@ -689,17 +688,15 @@ void Capture::State::stopEncoders(std::unique_lock<std::mutex>& lock) {
 void Capture::State::enterThread(const char* name) {
   nameThisThread(name);
   detail::markCaptureThread();
-  // Registered at the priority the capture's threads have now (normalWhenBehind may have raised them).
-  std::lock_guard lock(mutex);
-  threadIds.push_back(currentThreadId());
-  if (auto r = setThisThreadPriority(currentPriority); !r && priorityError.empty()) {
-    priorityError = r.error().message;
+  // At the priority the capture's threads have now (normalWhenBehind may have raised them).
+  if (auto r = ownThreads.enter(); !r) {
+    std::lock_guard lock(mutex);
+    if (priorityError.empty()) priorityError = r.error().message;
   }
 }
 
 void Capture::State::leaveThread() {
-  std::lock_guard lock(mutex);
-  std::erase(threadIds, currentThreadId());
+  ownThreads.leave();
 }
 
 std::optional<ThreadPriority> Capture::State::priorityFor() const {
@@ -709,6 +706,7 @@ std::optional<ThreadPriority> Capture::State::priorityFor() const {
   // so that a capture near one bound does not switch back and forth.
   const size_t waiting = queued.size() + dropped.size() + jobs.size();
   const size_t leased = kMaxObserverRetainedFrames - freeTickets.size();
+  const ThreadPriority currentPriority = ownThreads.priority();
   if (currentPriority != ThreadPriority::Normal &&
       (waiting > maxFrames() / 2 || bytesInFlight > options.maxEncodeBytes / 2 ||
        leased > kMaxObserverRetainedFrames / 2 || full())) {
@@ -722,12 +720,11 @@ std::optional<ThreadPriority> Capture::State::priorityFor() const {
 }
 
 void Capture::State::changePriority(std::unique_lock<std::mutex>& lock, ThreadPriority to) {
-  currentPriority = to;  // threads that start later take it themselves (enterThread)
   if (to == ThreadPriority::Normal) ++stats.priorityRaises;
-  // Under the mutex, so that no thread leaves (leaveThread) between its id and the call. Best effort, as
-  // at the threads' start: the first refusal is reported in the summary.
+  // Under the mutex, so that the render thread and finish() decide from the priority set here. Best
+  // effort, as at the threads' start: the first refusal is reported in the summary.
   std::string failed;
-  if (auto r = setThreadPriority(threadIds, to); !r) failed = r.error().message;
+  if (auto r = ownThreads.setPriority(to); !r) failed = r.error().message;
   lock.unlock();
   if (auto r = file->setThreadPriority(to); !r && failed.empty()) failed = r.error().message;
   lock.lock();

@@ -61,12 +61,31 @@ Result<void> setThreadPriority(uint64_t threadId, ThreadPriority priority) {
 #endif
 }
 
-Result<void> setThreadPriority(std::span<const uint64_t> threadIds, ThreadPriority priority) {
+Result<void> ThreadPriorityGroup::enter() {
+  // Under the mutex: a setPriority meanwhile either finds this thread registered or sets what it takes.
+  std::lock_guard lock(mutex_);
+  threadIds_.push_back(currentThreadId());
+  return setThisThreadPriority(priority_);
+}
+
+void ThreadPriorityGroup::leave() {
+  std::lock_guard lock(mutex_);
+  std::erase(threadIds_, currentThreadId());
+}
+
+Result<void> ThreadPriorityGroup::setPriority(ThreadPriority priority) {
+  std::lock_guard lock(mutex_);
+  priority_ = priority;
   Result<void> first;
-  for (const uint64_t id : threadIds) {
+  for (const uint64_t id : threadIds_) {
     if (auto r = setThreadPriority(id, priority); !r && first) first = r;
   }
   return first;
+}
+
+ThreadPriority ThreadPriorityGroup::priority() const {
+  std::lock_guard lock(mutex_);
+  return priority_;
 }
 
 void nameThisThread(const char* name) {

@@ -96,6 +96,35 @@ TEST(ThreadPriority, AnotherThreadGoesIdleAndBackToNormal) {
   EXPECT_FALSE(setThreadPriority(0x7fffffff, ThreadPriority::Idle)) << "no such thread";
 }
 
+// A group: a thread that enters takes the group's priority, setPriority moves every member, and a thread
+// that left is no longer touched.
+TEST(ThreadPriorityGroup, MembersFollowTheGroupAndALeaverKeepsItsPriority) {
+  ThreadPriorityGroup group(ThreadPriority::Idle);
+  std::atomic<uint64_t> id{0};
+  std::atomic<int> step{0};
+  std::thread member([&] {
+    EXPECT_TRUE(group.enter());
+    id = currentThreadId();
+    while (step < 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    group.leave();
+    step = 2;
+    while (step < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (id == 0) std::this_thread::yield();
+  const auto tid = static_cast<pid_t>(id.load());
+  EXPECT_EQ(sched_getscheduler(tid), SCHED_IDLE) << "entered at the group's priority";
+  ASSERT_TRUE(group.setPriority(ThreadPriority::Normal));
+  EXPECT_EQ(group.priority(), ThreadPriority::Normal);
+  EXPECT_NE(sched_getscheduler(tid), SCHED_IDLE) << "a member follows the group";
+  step = 1;
+  while (step < 2) std::this_thread::yield();
+  ASSERT_TRUE(group.setPriority(ThreadPriority::Idle));
+  EXPECT_NE(sched_getscheduler(tid), SCHED_IDLE) << "a thread that left is not moved";
+  EXPECT_NE(sched_getscheduler(0), SCHED_IDLE) << "nor the caller";
+  step = 3;
+  member.join();
+}
+
 TEST(ThreadPriority, NormalChangesNothing) {
   const int nice = niceOf(thisThread());
   const int policy = sched_getscheduler(0);

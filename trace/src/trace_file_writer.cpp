@@ -94,7 +94,8 @@ struct TraceFileWriter::Impl {
       : sink(std::move(file)),
         path(std::move(filePath)),
         settings(s),
-        compressor(std::move(headerCompressor)) {}
+        compressor(std::move(headerCompressor)),
+        compressionThreads(s.threadPriority) {}
   ~Impl() {
     stopWorkers();
     if (sink) sink->close();
@@ -164,8 +165,7 @@ struct TraceFileWriter::Impl {
   std::string error;
   std::vector<ChunkEntry> chunks;  // written, in file order
   std::vector<std::thread> workers;
-  std::vector<uint64_t> workerIds;                   // currentThreadId() of each started compression thread
-  ThreadPriority priority = ThreadPriority::Normal;  // what the compression threads run at
+  ThreadPriorityGroup compressionThreads;  // the workers, at settings.threadPriority or what it became
   std::atomic<uint64_t> fileOffset{0};
   std::atomic<uint64_t> chunksWritten{0};
   std::atomic<uint64_t> framesWritten{0};
@@ -188,7 +188,6 @@ Result<TraceFileWriter> TraceFileWriter::create(const std::string& path, const C
   auto file = createFile ? createFile(path) : createFileSink(path);
   if (!file) return file.error();
   auto impl = std::make_unique<Impl>(std::move(file.value()), path, settings, std::move(compressor.value()));
-  impl->priority = settings.threadPriority;
   impl->startWorkers(std::move(own));
   return TraceFileWriter(std::move(impl));
 }
@@ -224,10 +223,7 @@ uint64_t TraceFileWriter::compressWaitNs() const {
 }
 
 Result<void> TraceFileWriter::setThreadPriority(ThreadPriority priority) {
-  Impl& s = *impl_;
-  std::lock_guard lock(s.mutex);
-  s.priority = priority;
-  return reel::setThreadPriority(s.workerIds, priority);
+  return impl_->compressionThreads.setPriority(priority);
 }
 
 // ---- compression threads ----
@@ -239,15 +235,10 @@ void TraceFileWriter::Impl::startWorkers(std::vector<schema::ChunkCompressor> co
   for (size_t t = 0; t < owned->size(); ++t) {
     workers.emplace_back([this, owned, t] {
       nameThisThread("reel-compress");
-      {
-        // Registered with the priority asked for now (setThreadPriority may have changed it since the
-        // writer was made). Best effort: a system that refuses only costs the app the share the threads
-        // then take.
-        std::lock_guard lock(mutex);
-        workerIds.push_back(currentThreadId());
-        (void)setThisThreadPriority(priority);
-      }
+      // Best effort: a system that refuses only costs the app the share the threads then take.
+      (void)compressionThreads.enter();
       workerLoop((*owned)[t]);
+      compressionThreads.leave();
     });
   }
 }
@@ -256,7 +247,6 @@ void TraceFileWriter::Impl::stopWorkers() {
   {
     std::lock_guard lock(mutex);
     stopping = true;
-    workerIds.clear();  // threads about to end: setThreadPriority leaves them alone
   }
   workAvailable.notify_all();
   for (std::thread& t : workers) t.join();

@@ -8,9 +8,10 @@
 //   });
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
-#include <span>
 #include <string_view>
+#include <vector>
 
 #include "reel/runtime/result.h"
 
@@ -33,8 +34,28 @@ uint64_t currentThreadId();
 // no CPU can be given some from outside. Background only lowers (nice +10, which an unprivileged process
 // cannot undo). Fails where the system refuses.
 Result<void> setThreadPriority(uint64_t threadId, ThreadPriority priority);
-// The same for each of `threadIds`, all of them tried; the first refusal.
-Result<void> setThreadPriority(std::span<const uint64_t> threadIds, ThreadPriority priority);
+
+// Threads that share one priority, which changes while they run (a capture's threads, a trace writer's
+// compression threads): each enters as it starts and leaves before it ends, and setPriority moves every
+// thread in the group. Any thread may call any of it.
+class ThreadPriorityGroup {
+ public:
+  explicit ThreadPriorityGroup(ThreadPriority priority) : priority_(priority) {}
+  // The calling thread joins the group at its priority now; the system's refusal, if any (the thread
+  // stays a member and runs as it was made).
+  Result<void> enter();
+  // The calling thread leaves: setPriority no longer reaches it, nor a later thread given its id.
+  void leave();
+  // Every thread in the group, and those that enter later, at `priority`: all of them tried, the first
+  // refusal returned.
+  Result<void> setPriority(ThreadPriority priority);
+  ThreadPriority priority() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<uint64_t> threadIds_;  // currentThreadId() of each member
+  ThreadPriority priority_;
+};
 
 // Names the calling thread for profilers, debuggers and top (Linux: the first 15 bytes; elsewhere
 // nothing). The runtime's and capture's threads are named "reel-..." so that a profile of an app tells
