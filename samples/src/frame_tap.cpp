@@ -13,7 +13,7 @@
 namespace reel::samples {
 
 namespace {
-constexpr const char* kModeNames[] = {"read", "copy", "zstd"};  // by FrameTap::Mode
+constexpr const char* kModeNames[] = {"read", "copy", "zstd", "hold"};  // by FrameTap::Mode
 }  // namespace
 
 std::optional<FrameTap::Mode> FrameTap::parseMode(std::string_view name) {
@@ -24,6 +24,7 @@ std::optional<FrameTap::Mode> FrameTap::parseMode(std::string_view name) {
 }
 
 FrameTap::FrameTap(const Options& options) : options_(options) {
+  if (options_.mode == Mode::Hold) return;  // no thread: the render thread swaps the held frame
   for (uint32_t i = 0; i < std::max(1u, options_.threads); ++i)
     threads_.emplace_back([this] { threadLoop(); });
 }
@@ -36,6 +37,13 @@ void FrameTap::onFrame(const FrameView& frame) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
+    if (options_.mode == Mode::Hold) {
+      held_ = frame.lease();
+      for (const FrameBucketView& b : held_.buckets()) rawBytes_ += b.stream->packets.used() + b.stream->keys.used();
+      rawBytes_ += held_.requests().bytes.size();
+      ++frames_;
+      return;
+    }
     queued_.push_back(frame.lease());
   }
   work_.notify_one();
@@ -49,6 +57,8 @@ void FrameTap::finish() {
   work_.notify_all();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  std::lock_guard lock(mutex_);
+  held_.reset();
 }
 
 void FrameTap::threadLoop() {
@@ -141,20 +151,26 @@ std::string FrameTap::summary() const {
   std::lock_guard lock(mutex_);
   const double frames = frames_ ? double(frames_) : 1.0;
   char amount[96];
-  if (options_.mode == Mode::Read) {
+  if (options_.mode == Mode::Hold) {
+    std::snprintf(amount, sizeof amount, "each held until the next");
+  } else if (options_.mode == Mode::Read) {
     std::snprintf(amount, sizeof amount, "read, sum %016llx", static_cast<unsigned long long>(sum_));
   } else {
     std::snprintf(amount, sizeof amount, "%.2f MB %s", double(outBytes_) / frames / 1e6,
                   options_.mode == Mode::Copy ? "copied" : "compressed at level 1");
   }
   const std::string what = amount;
+  char where[96];
+  if (options_.mode == Mode::Hold) {
+    std::snprintf(where, sizeof where, "on the render thread");
+  } else {
+    std::snprintf(where, sizeof where, "on %u thread%s at %s priority", options_.threads,
+                  options_.threads == 1 ? "" : "s", std::string(threadPriorityName(options_.priority)).c_str());
+  }
   char line[320];
   std::snprintf(
-      line, sizeof line,
-      "frame tap: %s on %u thread%s at %s priority: %llu frames, %.2f MB a frame (%s), %.2f ms CPU a "
-      "frame%s%s",
-      kModeNames[static_cast<int>(options_.mode)], options_.threads, options_.threads == 1 ? "" : "s",
-      std::string(threadPriorityName(options_.priority)).c_str(), static_cast<unsigned long long>(frames_),
+      line, sizeof line, "frame tap: %s %s: %llu frames, %.2f MB a frame (%s), %.2f ms CPU a frame%s%s",
+      kModeNames[static_cast<int>(options_.mode)], where, static_cast<unsigned long long>(frames_),
       double(rawBytes_) / frames / 1e6, what.c_str(), double(cpuNs_) / frames / 1e6,
       error_.empty() ? "" : "; ", error_.c_str());
   return line;

@@ -4,8 +4,9 @@
 // threads of its own reads the frame's streams (Read: sums their words, what looking at every byte of a
 // frame costs), copies them out byte for byte (Copy: the floor of any capture that keeps the frame), or
 // compresses them straight from the lease with zstd level 1 (Zstd: the simplest capture that writes
-// something, without reel's columns and prediction). Nothing is written anywhere: the sums, the copies
-// and the compressed bytes are dropped.
+// something, without reel's columns and prediction), or only holds each frame until the next one arrives
+// (Hold: what keeping a frame's streams from the app costs, with no thread and no read). Nothing is
+// written anywhere: the sums, the copies and the compressed bytes are dropped.
 //
 //   FrameTap tap({.mode = FrameTap::Mode::Copy, .threads = 1});
 //   ObserverRegistration registration = renderer.addObserver(tap);
@@ -31,13 +32,13 @@ namespace reel::samples {
 
 class FrameTap final : public FrameObserver {
  public:
-  enum class Mode : uint8_t { Read, Copy, Zstd };
+  enum class Mode : uint8_t { Read, Copy, Zstd, Hold };
   struct Options {
     Mode mode = Mode::Copy;
     uint32_t threads = 1;
     ThreadPriority priority = ThreadPriority::Normal;
   };
-  static std::optional<Mode> parseMode(std::string_view name);  // "read", "copy", "zstd"
+  static std::optional<Mode> parseMode(std::string_view name);  // "read", "copy", "zstd", "hold"
 
   explicit FrameTap(const Options& options);
   ~FrameTap() override;
@@ -58,6 +59,7 @@ class FrameTap final : public FrameObserver {
   mutable std::mutex mutex_;
   std::condition_variable work_;
   std::deque<FrameLease> queued_;
+  FrameLease held_;  // Hold's: the last frame, given back (on the render thread) as the next one comes
   bool stopping_ = false;
   uint64_t frames_ = 0, rawBytes_ = 0, outBytes_ = 0, cpuNs_ = 0;
   uint64_t sum_ = 0;  // Read's: kept, so that the reads are not optimised away

@@ -147,8 +147,9 @@ int main(int argc, char** argv) {
   uint32_t frameTapThreads = 1;
   app.add_option("--frame-tap", frameTap,
                  "lease every frame and read its streams (read), copy them out (copy) or compress them "
-                 "with zstd level 1 (zstd) on threads of its own, writing nothing: the least a capture "
-                 "does, to measure what a capture costs against");
+                 "with zstd level 1 (zstd) on threads of its own, or only hold each frame until the next "
+                 "(hold), writing nothing: the least a capture does, to measure what a capture costs "
+                 "against");
   app.add_option("--frame-tap-threads", frameTapThreads, "the frame tap's threads")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
@@ -195,7 +196,7 @@ int main(int argc, char** argv) {
     const auto mode = reel::samples::FrameTap::parseMode(frameTap);
     const auto priority = reel::parseThreadPriority(frameTapPriority);
     if (!mode) {
-      std::fprintf(stderr, "reel-sample: --frame-tap wants read, copy or zstd, not '%s'\n", frameTap.c_str());
+      std::fprintf(stderr, "reel-sample: --frame-tap wants read, copy, zstd or hold, not '%s'\n", frameTap.c_str());
       return 2;
     }
     if (!priority) {
