@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <map>
 #include <random>
@@ -211,7 +212,7 @@ TEST(TraceWriter, APredictedColumnLeavesItsPlainFieldAbsentAndChunksStartWhole) 
   schema::ChunkDecompressor decompressor;
   uint32_t lastChunk = UINT32_MAX;
   std::vector<std::byte> raw;
-  size_t predictedBuckets = 0, sameStructureBuckets = 0, ownStructureBuckets = 0;
+  size_t predictedBuckets = 0, sameStructureBuckets = 0, ownStructureBuckets = 0, sparseColumns = 0;
   for (const trace::MessageInfo& m : reader.messages()) {
     if (m.kind != static_cast<uint8_t>(fb::Body::Frame)) continue;
     const trace::ChunkInfo& c = reader.chunks()[m.chunk];
@@ -263,11 +264,32 @@ TEST(TraceWriter, APredictedColumnLeavesItsPlainFieldAbsentAndChunksStartWhole) 
       expectOneOf(PredictedColumn::Keys, bucket->keys(), bucket->keys_residual());
       expectOneOf(PredictedColumn::Payload, bucket->payload(), bucket->payload_residual());
       expectOneOf(PredictedColumn::Aux, bucket->aux(), bucket->aux_residual());
+      // A residual column keeps only its segments that are not all zero (format 1.7), with their mask;
+      // a plain column has none. Never empty: its first segment is always kept.
+      auto expectSegments = [&](PredictedColumn which, const auto* residual, const auto* segments) {
+        if (schema::predictorOf(bucket->predictors(), which) == Predictor::Plain) {
+          EXPECT_EQ(segments, nullptr);
+          return;
+        }
+        ASSERT_NE(segments, nullptr);
+        size_t marked = 0;
+        for (const uint64_t word : *segments) marked += static_cast<size_t>(std::popcount(word));
+        EXPECT_GT(marked, 0u);
+        EXPECT_LE(residual->size(), marked * schema::kResidualSegmentBytes);
+        EXPECT_GT(residual->size(), (marked - 1) * schema::kResidualSegmentBytes);
+        // Shorter than any column of that many mask words: segments were left out.
+        if (residual->size() < (segments->size() - 1) * 64 * schema::kResidualSegmentBytes) ++sparseColumns;
+      };
+      expectSegments(PredictedColumn::Keys, bucket->keys_residual(), bucket->keys_residual_segments());
+      expectSegments(PredictedColumn::Payload, bucket->payload_residual(),
+                     bucket->payload_residual_segments());
+      expectSegments(PredictedColumn::Aux, bucket->aux_residual(), bucket->aux_residual_segments());
     }
   }
   EXPECT_GT(predictedBuckets, 0u);
   EXPECT_GT(sameStructureBuckets, 0u);
   EXPECT_GT(ownStructureBuckets, 0u);
+  EXPECT_GT(sparseColumns, 0u) << "some residual column leaves out more than a mask word's segments";
 }
 
 // The writer stalls (the trace goes into a FIFO nobody reads yet): with DropFrames the render thread

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <random>
@@ -80,6 +81,67 @@ TEST(Predict, ColumnsPackTheirPredictorsInTwoBitsEach) {
   EXPECT_EQ(predictorOf(p, PredictedColumn::Keys), Predictor::Plain);
   EXPECT_EQ(predictorOf(p, PredictedColumn::Payload), Predictor::Linear);
   EXPECT_EQ(predictorOf(p, PredictedColumn::Aux), Predictor::Delta);
+}
+
+// A residual column kept as its segments (format 1.7): the first segment and every segment with a byte
+// other than zero are stored, in order, and put back they make the column exactly, at every length
+// around the segment and mask-word boundaries.
+TEST(Predict, ResidualSegmentsKeepTheFirstAndTheNonZeroAndRestoreTheColumn) {
+  std::mt19937 rng(11);
+  for (const size_t bytes : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{64 * 64},
+                             size_t{64 * 64 + 1}, size_t{64 * 64 * 3 - 7}, size_t{100000}}) {
+    SCOPED_TRACE(std::to_string(bytes) + " bytes");
+    // Zero but for a few bytes, some of them in the last (possibly short) segment.
+    std::vector<uint8_t> column(bytes, 0);
+    for (int i = 0; i < 20; ++i) column[rng() % bytes] = static_cast<uint8_t>(1 + rng() % 255);
+    column[bytes - 1] = 7;
+    std::vector<uint64_t> mask(residualMaskWords(bytes));
+    const size_t packedBytes = markResidualSegments(column.data(), bytes, mask.data());
+    size_t expected = 0;
+    for (size_t s = 0; s < residualSegments(bytes); ++s) {
+      const size_t begin = s * kResidualSegmentBytes, end = std::min(bytes, begin + kResidualSegmentBytes);
+      const bool nonZero =
+          std::any_of(column.begin() + begin, column.begin() + end, [](uint8_t b) { return b; });
+      const bool marked = mask[s / 64] >> (s % 64) & 1;
+      EXPECT_EQ(marked, s == 0 || nonZero) << "segment " << s;
+      if (marked) expected += end - begin;
+    }
+    EXPECT_EQ(packedBytes, expected);
+    EXPECT_LT(packedBytes, std::max<size_t>(bytes, 64 * 22)) << "only what is not zero, and the first";
+    std::vector<uint8_t> packed(packedBytes);
+    packResidualSegments(column.data(), bytes, mask.data(), packed.data());
+    std::vector<uint8_t> back(bytes, 0xAA);
+    ASSERT_TRUE(unpackResidualSegments(mask, packed, bytes, back.data()));
+    EXPECT_EQ(back, column);
+  }
+}
+
+// A mask and packed bytes that do not describe the column are refused, not read past.
+TEST(Predict, ResidualSegmentsThatDoNotFitTheColumnAreRefused) {
+  const size_t bytes = 64 * 70 + 10;  // 71 segments: two mask words, the last segment 10 bytes
+  std::vector<uint8_t> column(bytes, 0);
+  column[64 * 5] = 1;
+  column[bytes - 1] = 2;
+  std::vector<uint64_t> mask(residualMaskWords(bytes));
+  ASSERT_EQ(mask.size(), 2u);
+  std::vector<uint8_t> packed(markResidualSegments(column.data(), bytes, mask.data()));
+  ASSERT_EQ(packed.size(), 64u + 64u + 10u);
+  packResidualSegments(column.data(), bytes, mask.data(), packed.data());
+  std::vector<uint8_t> out(bytes);
+  ASSERT_TRUE(unpackResidualSegments(mask, packed, bytes, out.data()));
+
+  std::vector<uint8_t> shorter(packed.begin(), packed.end() - 1), longer(packed);
+  longer.push_back(0);
+  EXPECT_FALSE(unpackResidualSegments(mask, shorter, bytes, out.data())) << "packed bytes short of the marks";
+  EXPECT_FALSE(unpackResidualSegments(mask, longer, bytes, out.data())) << "packed bytes beyond the marks";
+  const std::vector<uint64_t> oneWord{mask[0]};
+  EXPECT_FALSE(unpackResidualSegments(oneWord, packed, bytes, out.data())) << "a mask of another length";
+  std::vector<uint64_t> pastTheEnd = mask;
+  pastTheEnd[1] |= uint64_t{1} << 7;  // segment 71: past the last
+  EXPECT_FALSE(unpackResidualSegments(pastTheEnd, packed, bytes, out.data()))
+      << "a bit past the last segment";
+  EXPECT_FALSE(unpackResidualSegments({}, {}, bytes, out.data())) << "no mask for a column of bytes";
+  EXPECT_TRUE(unpackResidualSegments({}, {}, 0, out.data())) << "an empty column has an empty mask";
 }
 
 }  // namespace

@@ -1024,23 +1024,28 @@ TEST_F(ReaderTest, WritesTheFuzzCorpusWhenAsked) {
   }
   writeFile(base + "/messages/decompressed.bin", raw);
 
-  // And a small trace (the fuzzers go faster on small inputs): three frames of one draw, a chunk each.
+  // And small traces (the fuzzers go faster on small inputs): three frames of one draw, a chunk each,
+  // and four frames of 40 draws in one chunk, each after the first predicted from the frames before it
+  // (residual columns kept as segments, structures repeated).
   TempDir small;
-  {
+  auto captureSmall = [&](const std::string& name, uint32_t frames, uint32_t draws, uint32_t framesPerChunk) {
     NullDevice device(false);
     Renderer renderer(device);
-    Scene scene(renderer, {.draws = 1, .auxBytes = 8});
+    Scene scene(renderer, {.draws = draws, .auxBytes = 8});
     capture::CaptureOptions options;
-    options.path = small.path("small.reel");
-    options.compression.maxFramesPerChunk = 1;
+    options.path = small.path(name);
+    options.compression.maxFramesPerChunk = framesPerChunk;
     options.handleSignals = false;
     auto capture = capture::Capture::start(renderer, options);
     ASSERT_TRUE(capture);
-    for (int f = 0; f < 3; ++f) scene.frame();
+    for (uint32_t f = 0; f < frames; ++f) scene.frame();
     ASSERT_TRUE(capture.value()->finish());
-  }
+  };
+  captureSmall("small.reel", 3, 1, 1);
+  captureSmall("small-predicted.reel", 4, 40, 4);
   const Bytes smallTrace = readFile(small.path("small.reel"));
   writeFile(base + "/trace/small.reel", smallTrace);
+  writeFile(base + "/trace/small-predicted.reel", readFile(small.path("small-predicted.reel")));
   // What the reader must survive without losing a frame: a damaged index, and a newer minor version
   // with a message kind it does not know.
   Bytes badIndex = smallTrace;

@@ -325,7 +325,37 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
                         b.body_aux_size() || b.shared_bodies() || b.tags() || b.strings() || b.passes())) {
     return fail("bucket ", out.index, " repeats the structure of the frame before it and carries its own");
   }
-  const auto keyBytes = bytesOf(keyPredictor != Predictor::Plain ? b.keys_residual() : b.keys());
+  // A column as stored: plain, residual, or residual kept as its segments that are not all zero
+  // (format 1.7), which are put back into `unpacked` at the length of the column it restores against.
+  auto columnOf = [&](const char* what, Predictor p, const Vector<uint8_t>* plain,
+                      const Vector<uint8_t>* residual, const Vector<uint64_t>* segments,
+                      std::vector<uint8_t> HistorySlot::*restoresAgainst, std::vector<uint8_t>& unpacked,
+                      std::span<const std::byte>& column) -> Result<void> {
+    if (!segments) {
+      column = bytesOf(p != Predictor::Plain ? residual : plain);
+      return {};
+    }
+    if (p == Predictor::Plain) return fail(what, " column is not predicted but has residual segments");
+    const size_t bytes = (previous->*restoresAgainst).size();
+    segmentMask.resize(segments->size());
+    if (!segmentMask.empty()) std::memcpy(segmentMask.data(), segments->data(), segmentMask.size() * 8);
+    unpacked.resize(bytes);
+    const auto packed = bytesOf(residual);
+    if (!schema::unpackResidualSegments(segmentMask,
+                                        {reinterpret_cast<const uint8_t*>(packed.data()), packed.size()},
+                                        bytes, unpacked.data())) {
+      return fail(what, " column's residual segments (", packed.size(), " bytes, a mask of ",
+                  segmentMask.size(), " words) do not make the ", bytes,
+                  " bytes of the column it restores against");
+    }
+    column = {reinterpret_cast<const std::byte*>(unpacked.data()), bytes};
+    return {};
+  };
+  std::span<const std::byte> keyBytes, payloadColumn, auxColumn;
+  if (auto ok = columnOf("key", keyPredictor, b.keys(), b.keys_residual(), b.keys_residual_segments(),
+                         &HistorySlot::keys, unpackedKeys, keyBytes);
+      !ok)
+    return ok;
   if (keyBytes.size() % sizeof(uint64_t) != 0)
     return fail("key column of ", keyBytes.size(), " bytes is not whole keys");
   out.keys_.resize(keyBytes.size() / sizeof(uint64_t));
@@ -351,9 +381,15 @@ Result<void> Decoder::bucket(const fb::Bucket& b, const TraceHeader& header, Buc
   const std::span<const uint32_t> chainLengths = structure.chainLengths,
                                   sharedBodies = structure.sharedBodies;
   out.structureOwner_ = structure.owner == keepAlive ? nullptr : structure.owner;
-  const auto payloadColumn =
-      bytesOf(payloadPredictor != Predictor::Plain ? b.payload_residual() : b.payload());
-  const auto auxColumn = bytesOf(auxPredictor != Predictor::Plain ? b.aux_residual() : b.aux());
+  if (auto ok =
+          columnOf("payload", payloadPredictor, b.payload(), b.payload_residual(),
+                   b.payload_residual_segments(), &HistorySlot::payload, unpackedPayload, payloadColumn);
+      !ok)
+    return ok;
+  if (auto ok = columnOf("aux", auxPredictor, b.aux(), b.aux_residual(), b.aux_residual_segments(),
+                         &HistorySlot::aux, unpackedAux, auxColumn);
+      !ok)
+    return ok;
   // A residual column restores against columns of its own length (the writer predicts from nothing else).
   auto sameLength = [&](const char* what, Predictor p, uint64_t bytes,
                         std::vector<uint8_t> HistorySlot::*column) -> Result<void> {

@@ -58,6 +58,9 @@ struct Decoder {
   std::vector<uint16_t> typeOrder;
   std::vector<uint64_t> typeCursor;
   schema::ColumnGroups auxGroups;
+  // Residual columns stored as segments (format 1.7), put back whole, and the mask being read.
+  std::vector<uint8_t> unpackedKeys, unpackedPayload, unpackedAux;
+  std::vector<uint64_t> segmentMask;
 
   // A bucket's structure (what format 1.6's same_structure repeats): views into the message that
   // carried it, which `owner` keeps.

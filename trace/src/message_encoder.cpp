@@ -467,23 +467,24 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
   using schema::PredictedColumn;
   using schema::Predictor;
   Columns out;
-  // Each column is shuffled straight into the message; a predicted one a block at a time, each block's
-  // residuals made just before it is shuffled (ColumnGroups::shuffleGroupsFrom): one pass over the
-  // frames' bytes, nothing the size of the column in between.
+  // A plain column is shuffled straight into the message. A predicted one is shuffled a block at a
+  // time, each block's residuals made just before (ColumnGroups::shuffleGroupsFrom), into a buffer of
+  // its own, and the message keeps only its segments that are not all zero (format 1.7): most of a
+  // frame repeats the frame before, and what is not stored is neither appended nor compressed.
   auto encode = [&](PredictedColumn which, std::span<const uint8_t> x, std::span<const uint8_t> pa,
                     std::span<const uint8_t> pb, uint32_t word,
-                    const schema::ColumnGroups* groups) -> Offset<Vector<uint8_t>> {
-    if (x.empty()) return 0;
-    uint8_t* to = nullptr;
-    const auto vector = fbb_.CreateUninitializedVector(x.size(), 1, &to);
+                    const schema::ColumnGroups* groups) -> Column {
+    if (x.empty()) return {};
     // A column without groups is the keys: one group of 8-byte elements.
-    auto shuffleWhole = [&](const uint8_t* from) {
+    auto shuffleWhole = [&](const uint8_t* from, uint8_t* to) {
       if (groups) return groups->shuffleGroups(from, to);
       schema::shuffleBytes(from, x.size() / sizeof(uint64_t), sizeof(uint64_t), to);
     };
     if (!a || pa.size() != x.size() || (p && pb.size() != x.size())) {
-      shuffleWhole(x.data());
-      return vector;
+      uint8_t* to = nullptr;
+      const auto vector = fbb_.CreateUninitializedVector(x.size(), 1, &to);
+      shuffleWhole(x.data(), to);
+      return {vector, 0};
     }
     const uint8_t* twoBack = p ? pb.data() : nullptr;
     const Predictor chosen = schema::choosePredictor(x.data(), pa.data(), twoBack, x.size(), word);
@@ -493,18 +494,28 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
       schema::residuals(chosen, x.data() + offset, pa.data() + offset, twoBack ? twoBack + offset : nullptr,
                         bytes, word, block);
     };
+    if (shuffled_.size() < x.size()) shuffled_.resize(x.size());
+    uint8_t* shuffled = shuffled_.data();
     if (groups) {
       block_.resize(size_t{schema::kShuffleBlockElements} * groups->largestElement());
-      if (groups->shuffleGroupsFrom(fill, word, block_.data(), to)) return vector;
-      // Groups off the word grid (aux bytes of odd sizes): the residuals of the whole column first.
-      residual_.resize(x.size());
-      fill(0, x.size(), residual_.data());
-      shuffleWhole(residual_.data());
-      return vector;
+      if (!groups->shuffleGroupsFrom(fill, word, block_.data(), shuffled)) {
+        // Groups off the word grid (aux bytes of odd sizes): the residuals of the whole column first.
+        residual_.resize(x.size());
+        fill(0, x.size(), residual_.data());
+        shuffleWhole(residual_.data(), shuffled);
+      }
+    } else {
+      block_.resize(size_t{schema::kShuffleBlockElements} * sizeof(uint64_t));
+      schema::shuffleBlocksFrom(fill, 0, x.size() / sizeof(uint64_t), sizeof(uint64_t), block_.data(),
+                                shuffled);
     }
-    block_.resize(size_t{schema::kShuffleBlockElements} * sizeof(uint64_t));
-    schema::shuffleBlocksFrom(fill, 0, x.size() / sizeof(uint64_t), sizeof(uint64_t), block_.data(), to);
-    return vector;
+    segmentMask_.resize(schema::residualMaskWords(x.size()));
+    const size_t packedBytes = schema::markResidualSegments(shuffled, x.size(), segmentMask_.data());
+    const auto segments = fbb_.CreateVector(segmentMask_.data(), segmentMask_.size());
+    uint8_t* packed = nullptr;
+    const auto vector = fbb_.CreateUninitializedVector(packedBytes, 1, &packed);
+    schema::packResidualSegments(shuffled, x.size(), segmentMask_.data(), packed);
+    return {vector, segments};
   };
   auto keyBytes = [](const GatheredBucket* g) {
     return g ? std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(g->keys.data()),
@@ -554,9 +565,9 @@ Offset<void> FrameEncoder::bucket(const GatheredBucket& b, const GatheredBucket*
   }
   using schema::PredictedColumn;
   // A column goes in its residual field where it was predicted, in its plain field where not.
-  auto plainOrResidual = [&](PredictedColumn which, Offset<Vector<uint8_t>> column, bool asResidual) {
+  auto plainOrResidual = [&](PredictedColumn which, const Column& column, bool asResidual) {
     return (schema::predictorOf(predicted.predictors, which) != schema::Predictor::Plain) == asResidual
-               ? column
+               ? column.bytes
                : 0;
   };
   auto structure = [&](const auto& v) { return same ? 0 : column(fbb_, v); };
@@ -578,7 +589,8 @@ Offset<void> FrameEncoder::bucket(const GatheredBucket& b, const GatheredBucket*
   return fb::CreateBucket(fbb_, b.index, name, keyType, b.retained, keys, chainLengths, linkBody, linkTag,
                           bodyType, bodyAuxSize, sharedBodies, payload, aux, tags, stringVector,
                           static_cast<uint8_t>(b.order), predicted.predictors, keysResidual, payloadResidual,
-                          auxResidual, passes, same)
+                          auxResidual, passes, same, predicted.keys.segments, predicted.payload.segments,
+                          predicted.aux.segments)
       .Union();
 }
 

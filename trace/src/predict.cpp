@@ -1,5 +1,6 @@
 #include "reel/schema/predict.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <type_traits>
@@ -99,6 +100,79 @@ void residuals(Predictor p, const uint8_t* x, const uint8_t* a, const uint8_t* b
 void restore(Predictor p, uint8_t* inOut, const uint8_t* a, const uint8_t* b, size_t bytes, uint32_t word) {
   if (word == 8) return dispatchRestore<uint64_t>(p, inOut, a, b, bytes);
   dispatchRestore<uint32_t>(p, inOut, a, b, bytes);
+}
+
+namespace {
+
+// The bytes of segment `s` of a column of `bytes` bytes (every segment but the last is whole).
+size_t segmentBytes(size_t s, size_t bytes) {
+  return std::min(kResidualSegmentBytes, bytes - s * kResidualSegmentBytes);
+}
+
+bool segmentIsZero(const uint8_t* p, size_t n) {
+  if (n == kResidualSegmentBytes) {
+    // Eight words ORed together: the compiler makes it a few vector loads and one test.
+    uint64_t any = 0;
+    for (size_t i = 0; i < kResidualSegmentBytes; i += 8) any |= load<uint64_t>(p + i);
+    return any == 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+size_t markResidualSegments(const uint8_t* column, size_t bytes, uint64_t* mask) {
+  const size_t segments = residualSegments(bytes);
+  size_t packed = 0;
+  for (size_t w = 0; w < residualMaskWords(bytes); ++w) {
+    uint64_t word = 0;
+    const size_t end = std::min(segments, (w + 1) * 64);
+    for (size_t s = w * 64; s < end; ++s) {
+      const size_t n = segmentBytes(s, bytes);
+      if (s > 0 && segmentIsZero(column + s * kResidualSegmentBytes, n)) continue;
+      word |= uint64_t{1} << (s % 64);
+      packed += n;
+    }
+    mask[w] = word;
+  }
+  return packed;
+}
+
+void packResidualSegments(const uint8_t* column, size_t bytes, const uint64_t* mask, uint8_t* packed) {
+  for (size_t w = 0; w < residualMaskWords(bytes); ++w) {
+    for (uint64_t word = mask[w]; word != 0; word &= word - 1) {
+      const size_t s = w * 64 + static_cast<size_t>(std::countr_zero(word));
+      const size_t n = segmentBytes(s, bytes);
+      std::memcpy(packed, column + s * kResidualSegmentBytes, n);
+      packed += n;
+    }
+  }
+}
+
+bool unpackResidualSegments(std::span<const uint64_t> mask, std::span<const uint8_t> packed, size_t bytes,
+                            uint8_t* column) {
+  const size_t segments = residualSegments(bytes);
+  if (mask.size() != residualMaskWords(bytes)) return false;
+  if (segments % 64 != 0 && mask.size() > 0 && (mask.back() >> (segments % 64)) != 0) return false;
+  size_t at = 0, s = 0;
+  for (size_t w = 0; w < mask.size(); ++w) {
+    const size_t end = std::min(segments, (w + 1) * 64);
+    for (; s < end; ++s) {
+      const size_t n = segmentBytes(s, bytes);
+      uint8_t* to = column + s * kResidualSegmentBytes;
+      if ((mask[w] >> (s % 64) & 1) == 0) {
+        std::memset(to, 0, n);
+        continue;
+      }
+      if (packed.size() - at < n) return false;
+      std::memcpy(to, packed.data() + at, n);
+      at += n;
+    }
+  }
+  return at == packed.size();
 }
 
 Predictor choosePredictor(const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes, uint32_t word) {

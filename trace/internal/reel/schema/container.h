@@ -40,11 +40,14 @@ namespace reel::schema {
 //        the unknown kind (with its warning for a newer minor) and replays from the capture start.
 //   1.5  Bucket.passes and the DeclarePass request: declared passes. A 1.4 reader ignores the column,
 //        so a frame with declared passes sorts differently there, which its order-hash check reports.
-inline constexpr uint16_t kFormatMajor = 1;
 //   1.6  Bucket.same_structure: a bucket whose chains, bodies and tags equal those of the frame before
 //        it in its chunk leaves them out. A 1.5 reader refuses such a frame (its keys have no chain
 //        lengths); older traces read as before.
-inline constexpr uint16_t kFormatMinor = 6;
+//   1.7  Bucket.*_residual_segments: a residual column keeps only its 64-byte segments that are not
+//        all zero. A 1.6 reader refuses such a frame (the column is shorter than the one it restores
+//        against); older traces read as before.
+inline constexpr uint16_t kFormatMajor = 1;
+inline constexpr uint16_t kFormatMinor = 7;
 
 inline constexpr char kFileIdentifier[] = "REEL";
 

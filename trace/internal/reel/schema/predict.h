@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 namespace reel::schema {
 
@@ -38,6 +39,35 @@ inline uint8_t withPredictor(uint8_t predictors, PredictedColumn column, Predict
 void residuals(Predictor p, const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes, uint32_t word,
                uint8_t* out);
 void restore(Predictor p, uint8_t* inOut, const uint8_t* a, const uint8_t* b, size_t bytes, uint32_t word);
+
+// Since 1.7 a residual column is stored sparse (trace.fbs, Bucket.keys_residual_segments ...): cut into
+// segments of kResidualSegmentBytes (the last may be shorter), only the segments holding a byte other
+// than zero are stored, back to back in order, and bit s % 64 of mask word s / 64 says segment s is
+// stored. Most of a frame repeats the frame before, so most segments of its shuffled residuals are zero.
+// The writer marks the first segment whatever it holds: a column stored so is never empty, so that a
+// reader of format 1.5 finds keys without chain lengths in a repeated structure and refuses the frame.
+//
+//   std::vector<uint64_t> mask(residualMaskWords(bytes));
+//   const size_t packedBytes = markResidualSegments(column, bytes, mask.data());     // writer
+//   packResidualSegments(column, bytes, mask.data(), packed);
+//   unpackResidualSegments(mask, packed, bytes, column);                               // reader
+inline constexpr size_t kResidualSegmentBytes = 64;
+inline constexpr size_t residualSegments(size_t bytes) {
+  return (bytes + kResidualSegmentBytes - 1) / kResidualSegmentBytes;
+}
+inline constexpr size_t residualMaskWords(size_t bytes) {
+  return (residualSegments(bytes) + 63) / 64;
+}
+// Fills `mask` (residualMaskWords(bytes) words: the first segment and those not all zero) and returns
+// the bytes the marked segments take.
+size_t markResidualSegments(const uint8_t* column, size_t bytes, uint64_t* mask);
+// Copies the marked segments of `column` to `packed`, back to back.
+void packResidualSegments(const uint8_t* column, size_t bytes, const uint64_t* mask, uint8_t* packed);
+// The column of `bytes` bytes back into `column`, its unmarked segments zero. False, `column` then
+// unspecified, when the mask and the packed bytes do not describe such a column: a mask of another
+// length, a bit past the last segment, or packed bytes not the marked segments' size.
+bool unpackResidualSegments(std::span<const uint64_t> mask, std::span<const uint8_t> packed, size_t bytes,
+                            uint8_t* column);
 
 // The better of Delta and Linear for this column (`b` may be null: Delta), judged on a sample of its
 // words by the significant bits of their residuals.

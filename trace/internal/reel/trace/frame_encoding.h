@@ -132,9 +132,14 @@ class FrameEncoder {
   std::span<const uint8_t> message() const { return {fbb_.GetBufferPointer(), fbb_.GetSize()}; }
 
  private:
-  // A bucket's keys, payload and aux columns in the message (0: empty), and how each was predicted.
+  // A column in the message (0: empty) and, where it is a residual one, its segment mask (format 1.7).
+  struct Column {
+    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> bytes;
+    flatbuffers::Offset<flatbuffers::Vector<uint64_t>> segments;
+  };
+  // A bucket's keys, payload and aux columns, and how each was predicted.
   struct Columns {
-    flatbuffers::Offset<flatbuffers::Vector<uint8_t>> keys, payload, aux;
+    Column keys, payload, aux;
     uint8_t predictors = 0;
   };
   flatbuffers::Offset<void> bucket(const GatheredBucket& b, const GatheredBucket* a, const GatheredBucket* p);
@@ -143,6 +148,8 @@ class FrameEncoder {
   flatbuffers::FlatBufferBuilder fbb_;
   std::vector<uint8_t> residual_;  // a whole column's residuals, where blocks cannot be used
   std::vector<uint8_t> block_;     // one block of them (ColumnGroups::shuffleGroupsFrom)
+  std::vector<uint8_t> shuffled_;  // a column's shuffled residuals, before only their segments go in
+  std::vector<uint64_t> segmentMask_;
   uint32_t depthUsed_ = 0;
 };
 
