@@ -28,7 +28,8 @@
 #    (the writer benchmark uses the same two traces).
 #
 # Parts of a run: ONOFF_SCENES="cubes" (default "cubes stress"), ONLY_ONOFF=1 stops after the on/off runs,
-# SKIP_ONOFF=1 leaves them out; BEFORE "-" leaves out the version before (its on/off mode and sizes).
+# SKIP_ONOFF=1 leaves them out, ONLY_SIZES=1 stops after the trace sizes (BEFORE then needs only its
+# reel-sample); BEFORE "-" leaves out the version before (its on/off mode and sizes).
 # The 2-core VM's on/off run of cubes (docs/measurements/vm-2026-11-25-encode/):
 #   ONOFF_SCENES=cubes ONLY_ONOFF=1 bash scripts/capture-benchmarks.sh BIN - OUT --quick
 set -uo pipefail
@@ -122,6 +123,11 @@ for scene in $scenes; do
   done
   echo "$scene: $(stat -c %s "$out/${scene}_reel.reel") bytes, before $(stat -c %s "$out/${scene}_before.reel" 2>/dev/null)" | tee -a "$out/summary.txt"
 done
+if [ "${ONLY_SIZES:-0}" = 1 ]; then
+  rm -f "$out"/*.reel
+  log "done (sizes only)"
+  exit 0
+fi
 
 # The traces of the writer and replay benchmarks: the 300-frame cubes captures, and shorter stress ones.
 for version in $versions; do

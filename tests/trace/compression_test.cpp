@@ -53,6 +53,19 @@ TEST(ChunkCompression, AutoMatchTableIsTheLargeOneForLargeFramesAndTheLevelsOwnF
   EXPECT_EQ(compressed(CompressionSettings::kAutoHashLog, bytes, 16), levels);
 }
 
+// A chunk of kLargeChunkBytes or more takes the large table whatever its frames average (the resources
+// alive at a capture's start share the first chunk with small frames).
+TEST(ChunkCompression, AutoMatchTableIsTheLargeOneForALargeChunkOfSmallFrames) {
+  std::vector<uint8_t> bytes = repeatedFrame();
+  while (bytes.size() < CompressionSettings::kLargeChunkBytes) {
+    const std::vector<uint8_t> again = repeatedFrame();
+    bytes.insert(bytes.end(), again.begin(), again.end());
+  }
+  const auto large = compressed(CompressionSettings::kLargeFrameHashLog, bytes, 1);
+  ASSERT_NE(large, compressed(0, bytes, 1)) << "the two tables compress this chunk alike";
+  EXPECT_EQ(compressed(CompressionSettings::kAutoHashLog, bytes, 64), large) << "64 frames of 128 KiB";
+}
+
 TEST(ChunkCompression, AutoMatchTableFollowsEachChunk) {
   // One compressor, as a compression thread keeps it: small, large, then small chunks again.
   const std::vector<uint8_t> bytes = repeatedFrame();

@@ -61,7 +61,8 @@ ChunkCompressor::~ChunkCompressor() = default;
 Result<void> ChunkCompressor::compressFrame(const void* data, size_t size, std::vector<uint8_t>& out,
                                             uint64_t frames) {
   if (settings_.hashLog == trace::CompressionSettings::kAutoHashLog) {
-    const bool large = size / std::max<uint64_t>(frames, 1) >= trace::CompressionSettings::kLargeFrameBytes;
+    const bool large = size >= trace::CompressionSettings::kLargeChunkBytes ||
+                       size / std::max<uint64_t>(frames, 1) >= trace::CompressionSettings::kLargeFrameBytes;
     const int hashLog = large ? trace::CompressionSettings::kLargeFrameHashLog : 0;  // 0: the level's own
     if (hashLog != hashLog_) {
       if (auto r = zstdCheck(ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_hashLog, hashLog), "parameter"); !r)

@@ -81,11 +81,15 @@ struct CompressionSettings {
   bool longDistanceMatching = false;
   int windowLog = 26;  // 64 MiB; `zstd -dc` accepts up to 27 without --long
   // log2 of the match table's entries; 0: the level's own; kAutoHashLog: chosen chunk by chunk, 2^17
-  // (kLargeFrameHashLog) where the chunk's frames average kLargeFrameBytes or more, the level's own below.
+  // (kLargeFrameHashLog) where the chunk's frames average kLargeFrameBytes or more or the chunk holds
+  // kLargeChunkBytes or more (the resources alive at a capture's start: textures lose their repeats in
+  // the level's own table, which made a 300-frame `post` capture's first chunk 64 KB larger, 38 B/draw
+  // of its frames against 26), the level's own below.
   int hashLog = kAutoHashLog;
   static constexpr int kAutoHashLog = -1;
   static constexpr int kLargeFrameHashLog = 17;
   static constexpr uint64_t kLargeFrameBytes = 1ull << 20;
+  static constexpr uint64_t kLargeChunkBytes = 8ull << 20;
   // A chunk's first frame is written whole (nothing before it in the chunk to predict from), and such
   // a frame costs the most to compress and to store: a large frame wants chunks of many frames (stress,
   // 8.4 MB a frame: at 32 MiB 4 frames a chunk, compression 6.3 ms and 1.22 MB of file a frame; at 128

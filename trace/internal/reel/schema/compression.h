@@ -46,8 +46,8 @@ class ChunkCompressor {
   ~ChunkCompressor();
 
   // One whole frame of `size` bytes at once, appended to `out`; its header records the content size.
-  // `frames`: the trace frames in it (a chunk's), by which settings.hashLog kAutoHashLog chooses the
-  // match table.
+  // `frames`: the trace frames in it (a chunk's), by which, with its size, settings.hashLog kAutoHashLog
+  // chooses the match table.
   Result<void> compressFrame(const void* data, size_t size, std::vector<uint8_t>& out, uint64_t frames = 0);
 
   // A frame compressed as its bytes come (a chunk, message by message): add() each piece, then
