@@ -994,6 +994,30 @@ TEST_F(ReaderTest, APassColumnOfAnotherLengthThanTheKeysIsRefused) {
                 ": chunk 0: message at offset 0: frame 0: bucket 0: 2 keys but 3 passes");
 }
 
+// Residual segments (format 1.7) whose mask does not fit the bytes stored: each predicted frame is
+// refused with the column named, never read past or restored wrong; the frames stored whole still read.
+TEST_F(ReaderTest, ResidualSegmentsThatDoNotMakeTheColumnAreRefused) {
+  TempDir dir;
+  const std::string lying = dir.path("lying.reel");
+  ASSERT_TRUE(rewriteTrace(path_, lying, {.markEverySegment = true}));
+  auto reader = TraceReader::open(lying);
+  ASSERT_TRUE(reader) << reader.error().message;
+  size_t refused = 0, whole = 0;
+  for (size_t i = 0; i < kFrames; ++i) {
+    auto frame = reader->readFrame(i);
+    if (!frame) {
+      EXPECT_NE(frame.error().message.find("payload column's residual segments"), std::string::npos)
+          << frame.error().message;
+      ++refused;
+      continue;
+    }
+    expectFrameEquals((*frames_)[i], frame.value());
+    ++whole;
+  }
+  EXPECT_GT(refused, 0u) << "no predicted frame had its segments changed";
+  EXPECT_GT(whole, 0u);
+}
+
 TEST_F(ReaderTest, AChunkLargerThanAllowedIsRefused) {
   trace::ReaderOptions options;
   options.maxChunkBytes = 1024;  // smaller than the chunks of the reference trace

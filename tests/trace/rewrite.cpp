@@ -163,6 +163,12 @@ Result<void> rewriteTrace(const std::string& in, const std::string& out, const T
         if (ok && edit.changeOrderHashes &&
             !frame->mutate_sorted_order_hash(frame->sorted_order_hash() ^ 0x5A5A5A5Aull))
           ok = fail(in, ": frame ", m.frame, ": no sorted-order hash to change");
+        if (edit.markEverySegment && frame->mutable_buckets()) {
+          for (uint32_t b = 0; b < frame->buckets()->size(); ++b) {
+            auto* mask = frame->mutable_buckets()->GetMutableObject(b)->mutable_payload_residual_segments();
+            if (mask && mask->size() > 0) mask->Mutate(0, ~uint64_t{0});
+          }
+        }
         break;
       }
       case trace::MessageKind::Resources:

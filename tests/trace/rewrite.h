@@ -13,6 +13,8 @@
 //    writer of the same major version may add.
 //  - changed order hashes: every frame's recorded sorted-order hash differs, as if the sort had changed
 //    since the capture.
+//  - residual segments that lie: in every frame, the first word of each payload column's segment mask
+//    (format 1.7) marks all its 64 segments, which the stored segments then no longer make.
 
 #include <cstdint>
 #include <functional>
@@ -35,6 +37,8 @@ struct TraceEdit {
   bool newerMinorVersion = false;
   // Every frame's recorded sorted-order hash changed.
   bool changeOrderHashes = false;
+  // Every payload segment mask's first word set to all ones.
+  bool markEverySegment = false;
   // A message kind (a Body type past trace.fbs's) to add after each frame; 0: none.
   uint8_t unknownKind = 0;
   // Every live resource whose create id is not 0 (FlatBuffers leaves 0 out) gets id 0xFFFF.
