@@ -14,6 +14,16 @@ namespace reel::samples {
 
 namespace {
 constexpr const char* kModeNames[] = {"read", "copy", "zstd", "hold"};  // by FrameTap::Mode
+
+// Each byte range a leased frame holds: every bucket's packets and keys, then its resource requests.
+template <typename Take>
+void forEachStream(const FrameLease& lease, Take&& take) {
+  for (const FrameBucketView& b : lease.buckets()) {
+    take(b.stream->packets.base(), b.stream->packets.used());
+    take(b.stream->keys.base(), b.stream->keys.used());
+  }
+  take(lease.requests().bytes.data(), lease.requests().bytes.size());
+}
 }  // namespace
 
 std::optional<FrameTap::Mode> FrameTap::parseMode(std::string_view name) {
@@ -39,8 +49,7 @@ void FrameTap::onFrame(const FrameView& frame) {
     if (stopping_) return;
     if (options_.mode == Mode::Hold) {
       held_ = frame.lease();
-      for (const FrameBucketView& b : held_.buckets()) rawBytes_ += b.stream->packets.used() + b.stream->keys.used();
-      rawBytes_ += held_.requests().bytes.size();
+      forEachStream(held_, [&](const std::byte*, size_t size) { rawBytes_ += size; });
       ++frames_;
       return;
     }
@@ -130,11 +139,7 @@ void FrameTap::threadLoop() {
       }
       out += n;
     };
-    for (const FrameBucketView& b : lease.buckets()) {
-      take(b.stream->packets.base(), b.stream->packets.used());
-      take(b.stream->keys.base(), b.stream->keys.used());
-    }
-    take(lease.requests().bytes.data(), lease.requests().bytes.size());
+    forEachStream(lease, take);
     lease.reset();
     const uint64_t cpu = static_cast<uint64_t>((threadCpuTime() - cpu0).count());
     lock.lock();
@@ -165,14 +170,15 @@ std::string FrameTap::summary() const {
     std::snprintf(where, sizeof where, "on the render thread");
   } else {
     std::snprintf(where, sizeof where, "on %u thread%s at %s priority", options_.threads,
-                  options_.threads == 1 ? "" : "s", std::string(threadPriorityName(options_.priority)).c_str());
+                  options_.threads == 1 ? "" : "s",
+                  std::string(threadPriorityName(options_.priority)).c_str());
   }
   char line[320];
-  std::snprintf(
-      line, sizeof line, "frame tap: %s %s: %llu frames, %.2f MB a frame (%s), %.2f ms CPU a frame%s%s",
-      kModeNames[static_cast<int>(options_.mode)], where, static_cast<unsigned long long>(frames_),
-      double(rawBytes_) / frames / 1e6, what.c_str(), double(cpuNs_) / frames / 1e6,
-      error_.empty() ? "" : "; ", error_.c_str());
+  std::snprintf(line, sizeof line,
+                "frame tap: %s %s: %llu frames, %.2f MB a frame (%s), %.2f ms CPU a frame%s%s",
+                kModeNames[static_cast<int>(options_.mode)], where, static_cast<unsigned long long>(frames_),
+                double(rawBytes_) / frames / 1e6, what.c_str(), double(cpuNs_) / frames / 1e6,
+                error_.empty() ? "" : "; ", error_.c_str());
   return line;
 }
 

@@ -196,7 +196,8 @@ int main(int argc, char** argv) {
     const auto mode = reel::samples::FrameTap::parseMode(frameTap);
     const auto priority = reel::parseThreadPriority(frameTapPriority);
     if (!mode) {
-      std::fprintf(stderr, "reel-sample: --frame-tap wants read, copy, zstd or hold, not '%s'\n", frameTap.c_str());
+      std::fprintf(stderr, "reel-sample: --frame-tap wants read, copy, zstd or hold, not '%s'\n",
+                   frameTap.c_str());
       return 2;
     }
     if (!priority) {
