@@ -270,6 +270,37 @@ uint32_t FrameGatherer::tag(GatheredBucket& out, const TagRecord& record) {
   return it->second;
 }
 
+void FrameGatherer::GroupStaging::open(uint32_t group) {
+  if (buffers_.size() <= group) buffers_.resize(group + 1);
+  Column<uint8_t>& buffer = buffers_[group];
+  if (buffer.size() < 4096) buffer.resize(4096);
+  cursors_.resize(group + 1);
+  cursors_[group] = {buffer.data(), buffer.data(), buffer.data() + buffer.size()};
+}
+
+void FrameGatherer::GroupStaging::grow(uint32_t group, uint32_t size) {
+  Cursor& c = cursors_[group];
+  Column<uint8_t>& buffer = buffers_[group];
+  const size_t used = static_cast<size_t>(c.next - c.begin);
+  buffer.resize(std::max(buffer.size() * 2, used + size));
+  c = {buffer.data(), buffer.data() + used, buffer.data() + buffer.size()};
+}
+
+inline void FrameGatherer::GroupStaging::append(uint32_t group, const uint8_t* from, uint32_t size) {
+  // Groups are numbered in the order their first bodies come (ColumnGroups), so a new one is the next.
+  if (group >= cursors_.size()) open(group);
+  if (static_cast<size_t>(cursors_[group].end - cursors_[group].next) < size) grow(group, size);
+  Cursor& c = cursors_[group];
+  copyBody(c.next, from, size);
+  c.next += size;
+}
+
+void FrameGatherer::GroupStaging::layOut(const schema::ColumnGroups& groups, uint8_t* column) const {
+  for (uint32_t g = 0; g < groups.groupCount(); ++g) {
+    std::memcpy(column + groups.groupOffset(g), cursors_[g].begin, groups.groupBytes(g));
+  }
+}
+
 void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   c.bucket = source.bucket;
   c.index = source.index;
@@ -284,6 +315,13 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   literalString_.clear();
   messageString_.clear();
   tagIndex_.clear();
+  c.payloadGroups.clear();
+  c.auxGroups.clear();
+  payloadStaging_.reset();
+  auxStaging_.reset();
+  if (commandSize_.empty()) {
+    for (const CommandInfo& info : commandTable()) commandSize_.push_back(info.size);
+  }
   const BucketStream& stream = *source.stream;
   size_t keyCount = 0;
   for (uint32_t block = 0, blocks = stream.keyBlockCount(); block < blocks; ++block)
@@ -295,22 +333,29 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   c.keys.resize(keyCount);
   c.passes.resize(keyCount);
   c.chainLengths.resize(keyCount);
-  for (auto* column : {&c.linkBody, &c.linkTag, &c.bodyAuxSize, &payloadOffset_, &auxOffset_})
-    column->resize(packetBound);
+  for (auto* column : {&c.linkBody, &c.linkTag, &c.bodyAuxSize}) column->resize(packetBound);
   c.bodyType.resize(packetBound);
-  // A body: its command id and where its bytes are in the stream (copied once, below, straight into the
-  // grouped columns).
+  // A body: its command id and aux size, and its bytes copied into their groups while the packet is in
+  // the cache (a second pass over the stream, copying each body from its offset, read it all again).
+  const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
+  const uint32_t* const commandSizes = commandSize_.data();
   uint16_t* const bodyTypes = c.bodyType.data();
   uint32_t* const bodyAuxSizes = c.bodyAuxSize.data();
-  uint32_t* const payloadOffsets = payloadOffset_.data();
-  uint32_t* const auxOffsets = auxOffset_.data();
   uint32_t bodies = 0;
   auto body = [&](uint32_t packet) {
     const PacketHeader& h = stream.header(packet);
     bodyTypes[bodies] = h.type;
-    payloadOffsets[bodies] = packet + static_cast<uint32_t>(sizeof(PacketHeader));
     bodyAuxSizes[bodies] = h.auxSize;
-    auxOffsets[bodies] = h.auxOffset;
+    const uint32_t size = commandSizes[h.type];
+    if (size != 0) {
+      payloadStaging_.append(c.payloadGroups.countBody(h.type, size), base + packet + sizeof(PacketHeader),
+                             size);
+    }
+    if (h.auxSize != 0) {
+      auxStaging_.append(
+          c.auxGroups.countBody(schema::ColumnGroups::auxGroupKey(h.type, h.auxSize), h.auxSize),
+          base + h.auxOffset, h.auxSize);
+    }
     return bodies++;
   };
   uint64_t* const keys = c.keys.data();
@@ -364,27 +409,13 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   }
   c.linkBody.resize(link);
   c.linkTag.resize(link);
-  for (auto* column : {&c.bodyAuxSize, &payloadOffset_, &auxOffset_}) column->resize(bodies);
+  c.bodyAuxSize.resize(bodies);
   c.bodyType.resize(bodies);
   if (!anyTag) c.linkTag.clear();
   if (!anyPass) c.passes.clear();
-  const auto* base = reinterpret_cast<const uint8_t*>(stream.packets.base());
-  if (commandSize_.empty()) {
-    for (const CommandInfo& info : commandTable()) commandSize_.push_back(info.size);
-  }
   const uint16_t* const bodyType = c.bodyType.data();
   const uint32_t* const bodyAuxSize = c.bodyAuxSize.data();
   auto typeAndAux = [&](size_t i) { return schema::ColumnGroups::auxGroupKey(bodyType[i], bodyAuxSize[i]); };
-  c.payloadGroups.clear();
-  c.auxGroups.clear();
-  c.payloadGroups.addBodies(bodies, [&](size_t i) {
-    return std::pair<uint64_t, uint32_t>{bodyType[i], commandSize_[bodyType[i]]};
-  });
-  c.auxGroups.addBodies(bodies, [&](size_t i) {
-    return std::pair<uint64_t, uint32_t>{typeAndAux(i), bodyAuxSize[i]};
-  });
-  c.payloadGroups.finish();
-  c.auxGroups.finish();
   // What the reader compares is only the columns' lengths; the layout (command ids and aux sizes body by
   // body) decides whether the previous frame is worth predicting from. Four hashes of every fourth body,
   // so that each multiply waits for the one four bodies back, not the one before.
@@ -402,16 +433,12 @@ void FrameGatherer::bucket(const BucketSource& source, GatheredBucket& c) {
   for (const uint64_t h : {h0, h1, h2, h3}) layout = (layout ^ h) * kPrime;
   c.layout = layout;
   // The columns unshuffled, grouped: what the message stores (shuffled) and the next frame predicts from.
+  c.payloadGroups.finish();
+  c.auxGroups.finish();
   c.payload.resize(c.payloadGroups.totalBytes());
-  for (size_t i = 0; i < bodies; ++i) {
-    copyBody(c.payload.data() + c.payloadGroups.elementOffset(i), base + payloadOffset_[i],
-             commandSize_[c.bodyType[i]]);
-  }
+  payloadStaging_.layOut(c.payloadGroups, c.payload.data());
   c.aux.resize(c.auxGroups.totalBytes());
-  for (size_t i = 0; i < bodies; ++i) {
-    if (c.bodyAuxSize[i] == 0) continue;
-    copyBody(c.aux.data() + c.auxGroups.elementOffset(i), base + auxOffset_[i], c.bodyAuxSize[i]);
-  }
+  auxStaging_.layOut(c.auxGroups, c.aux.data());
 }
 
 void bucketSources(std::span<const FrameBucketView> buckets, std::vector<BucketSource>& out) {

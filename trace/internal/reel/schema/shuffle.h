@@ -66,8 +66,22 @@ class ColumnGroups {
       indexes[i] = group != kNone ? groups_[group].count++ : 0;
     }
   }
+  // add() without remembering which group the body joined, for a caller that places each body's bytes
+  // itself as it counts it (the writer's gatherer): no per-body arrays, so elementOffset() does not
+  // apply. The body's group, or kNoGroup where size is 0.
+  uint32_t countBody(uint64_t key, uint32_t size) {
+    if (size == 0) return kNoGroup;
+    const uint32_t group = groupOf(key, size);
+    ++groups_[group].count;
+    return group;
+  }
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
   // Lays the groups out: in order of their first body, each n elements of its size.
   void finish();
+  size_t groupCount() const { return groups_.size(); }
+  // Where group g's elements start in the column, and their bytes (after finish()).
+  uint64_t groupOffset(uint32_t g) const { return groups_[g].offset; }
+  uint64_t groupBytes(uint32_t g) const { return uint64_t{groups_[g].size} * groups_[g].count; }
   uint64_t totalBytes() const { return total_; }
   size_t bodyCount() const { return group_.size(); }
 
@@ -127,7 +141,7 @@ class ColumnGroups {
   }
   uint32_t findOrAddGroup(uint64_t key, uint32_t size);
 
-  static constexpr uint32_t kNone = UINT32_MAX;
+  static constexpr uint32_t kNone = kNoGroup;
   static constexpr size_t kScanLimit = 16;
   // Keys below this (a payload column's keys are command ids) find their group by index.
   static constexpr uint64_t kDirectKeys = 256;

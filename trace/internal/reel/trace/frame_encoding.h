@@ -46,7 +46,7 @@ struct GatheredBucket {
   Column<uint32_t> chainLengths, linkBody, linkTag, bodyAuxSize, sharedBodies;
   Column<uint16_t> bodyType;
   schema::ColumnGroups payloadGroups, auxGroups;
-  Column<uint8_t> payload, aux;  // grouped, unshuffled: body i at ColumnGroups::elementOffset(i)
+  Column<uint8_t> payload, aux;  // grouped (payloadGroups, auxGroups), each group in body order; unshuffled
   std::vector<uint32_t> tags;    // 4 uint32 per tag: file, function, line, message
   std::vector<std::string> strings;
 };
@@ -94,8 +94,26 @@ class FrameGatherer {
   struct TagKeyHash {
     size_t operator()(const TagKey& k) const;
   };
-  std::vector<uint32_t> commandSize_;                  // by command id
-  Column<uint32_t> payloadOffset_, auxOffset_;         // per body: where its bytes are in the arena
+  // A column's bodies, each copied into its group's buffer as the walk over the streams finds it (the
+  // streams are read once), then laid out group after group (ColumnGroups::finish) in the column.
+  class GroupStaging {
+   public:
+    void reset() { cursors_.clear(); }
+    inline void append(uint32_t group, const uint8_t* from, uint32_t size);
+    void layOut(const schema::ColumnGroups& groups, uint8_t* column) const;
+
+   private:
+    void open(uint32_t group);
+    void grow(uint32_t group, uint32_t size);
+    struct Cursor {
+      uint8_t *begin, *next, *end;
+    };
+    std::vector<Cursor> cursors_;           // per group of the bucket being gathered
+    std::vector<Column<uint8_t>> buffers_;  // per group, kept from bucket to bucket for their capacity
+  };
+
+  std::vector<uint32_t> commandSize_;  // by command id
+  GroupStaging payloadStaging_, auxStaging_;
   std::unordered_map<uint32_t, uint32_t> sharedBody_;  // stream offset of a shared packet -> body
   // In front of sharedBody_: the last shared packets seen, by their offset's low bits. A bucket shares a
   // few packets (a pipeline bind per recording thread and pipeline) across every chain, so nearly every
