@@ -513,6 +513,22 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
       shuffleWhole(x.data(), to);
       return {vector, 0};
     }
+    if (std::memcmp(x.data(), pa.data(), x.size()) == 0) {
+      // The column repeats the frame before's, as most of a frame does: Delta (which choosePredictor
+      // takes for residuals all zero) leaves only the first segment, all zero. Written as such without
+      // computing, shuffling and scanning residuals: a memcmp reads two columns once and stops at the
+      // first difference.
+      out.predictors = schema::withPredictor(out.predictors, which, Predictor::Delta);
+      depthUsed_ = std::max(depthUsed_, 1u);
+      segmentMask_.assign(schema::residualMaskWords(x.size()), 0);
+      segmentMask_[0] = 1;
+      const auto segments = fbb_.CreateVector(segmentMask_.data(), segmentMask_.size());
+      uint8_t* packed = nullptr;
+      const size_t firstSegment = std::min(x.size(), schema::kResidualSegmentBytes);
+      const auto vector = fbb_.CreateUninitializedVector(firstSegment, 1, &packed);
+      std::memset(packed, 0, firstSegment);
+      return {vector, segments};
+    }
     const uint8_t* twoBack = p ? pb.data() : nullptr;
     const Predictor chosen = schema::choosePredictor(x.data(), pa.data(), twoBack, x.size(), word);
     out.predictors = schema::withPredictor(out.predictors, which, chosen);
