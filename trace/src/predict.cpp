@@ -71,16 +71,37 @@ void dispatchRestore(Predictor p, uint8_t* io, const uint8_t* a, const uint8_t* 
   restoreOf<W, Predictor::Delta>(io, a, b, bytes);
 }
 
+// A stride that meets every word position of packets whose sizes are multiples of 4, 8, 12 or 16 bytes
+// (and other small multiples of a word): no common factor with any count of words up to 16.
+size_t sampleStride(size_t atLeast) {
+  size_t stride = atLeast | 1;
+  auto sharesFactor = [](size_t s) {
+    for (const size_t p : {3, 5, 7, 11, 13}) {
+      if (s % p == 0) return true;
+    }
+    return false;
+  };
+  while (sharesFactor(stride)) stride += 2;
+  return stride;
+}
+
 template <typename W>
 Predictor choose(const uint8_t* x, const uint8_t* a, const uint8_t* b, size_t bytes) {
-  // Every 7th word: an odd stride samples every field of the 4-, 8- and 16-byte-aligned packets. A
-  // large column every 61st (a prime as well): some ten thousand samples still, where every 7th word
-  // reads every cache line of three columns once more before the residuals read them again.
+  // Some 4,096 words of the column tell the two predictors apart: every 17th of a small column, evenly
+  // spread over a large one. Each sample of a large column is a cache line of each of the three columns
+  // that the residuals read again later, so the lines of the samples ahead are fetched meanwhile.
+  constexpr size_t kSamples = 4096;
+  constexpr size_t kAhead = 8;
   uint64_t delta = 0, linear = 0;
   const size_t words = bytes / sizeof(W);
-  const size_t stride = words > (size_t{1} << 16) ? 61 : 7;
+  const size_t stride = sampleStride(std::max<size_t>(17, words / kSamples));
   for (size_t w = 0; w < words; w += stride) {
     const size_t i = w * sizeof(W);
+    if (const size_t ahead = i + kAhead * stride * sizeof(W); ahead < bytes) {
+      __builtin_prefetch(x + ahead);
+      __builtin_prefetch(a + ahead);
+      __builtin_prefetch(b + ahead);
+    }
     delta +=
         std::bit_width(zigzag<W>(static_cast<W>(load<W>(x + i) - predicted<W, Predictor::Delta>(a, b, i))));
     linear +=
