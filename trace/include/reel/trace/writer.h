@@ -94,8 +94,13 @@ struct CompressionSettings {
   // a frame costs the most to compress and to store: a large frame wants chunks of many frames (stress,
   // 8.4 MB a frame: at 32 MiB 4 frames a chunk, compression 6.3 ms and 1.22 MB of file a frame; at 128
   // MiB 13 frames, 3.4 ms and 0.53 MB; docs/measurements/vm-2026-11-28-codec).
+  // The frame count bounds what a seek decodes before its frame (each predicted frame needs the ones
+  // before it in its chunk); for an app under 128 frames/s the time limit closes chunks first. A fast
+  // app's chunks once closed at 16 frames: stress on the H200 host (9.5 ms a frame) then wrote every
+  // 16th frame whole, 13.3 MB of message against 0.65 for a predicted one, and those whole frames were
+  // over half of what it compressed (docs/capture-cost.md).
   uint64_t chunkBytes = 128ull << 20;  // a chunk closes after the frame that takes it past this...
-  uint32_t maxFramesPerChunk = 16;     // ...or after this many frames...
+  uint32_t maxFramesPerChunk = 32;     // ...or after this many frames...
   uint32_t chunkMillis = 250;          // ...or this long after it opened (0: no time limit)
   // Compression threads: 0 compresses on the thread that closes the chunk; kAutoThreads picks
   // min(4, hardware threads).
