@@ -344,6 +344,29 @@ TEST(ShuffleTest, RowsLandInTheirPlacesOfALongerColumn) {
   }
 }
 
+// shuffleMostlyZeroRows (residuals) writes the bytes shuffleRows writes, whatever lanes are zero: zero
+// lanes' planes written as zeros over what the column held, the other lanes transposed, elements of
+// sizes off the 8-byte grid and larger than the lanes it tracks included.
+TEST(ShuffleTest, MostlyZeroRowsShuffleAsAnyRowsDo) {
+  for (size_t size : {4, 8, 12, 20, 48, 56, 264}) {
+    for (size_t n : {1, 15, 16, 37, 256}) {
+      const size_t stride = n + 9, at = 5;
+      std::vector<uint8_t> in(n * size, 0);
+      // Bytes in lane 0 and in the element's last byte only (the others stay zero), and one element
+      // with a byte in lane 2 where there is one.
+      for (size_t i = 0; i < n; ++i) {
+        in[i * size] = static_cast<uint8_t>(i * 29 + 1);
+        in[i * size + size - 1] = static_cast<uint8_t>(i * 7 + 3);
+      }
+      if (size >= 24) in[(n / 2) * size + 17] = 0x5A;
+      std::vector<uint8_t> expected(stride * size, 0xAB), column(stride * size, 0xAB);
+      schema::shuffleRows(in.data(), n, size, expected.data() + at, stride);
+      schema::shuffleMostlyZeroRows(in.data(), n, size, column.data() + at, stride);
+      ASSERT_EQ(column, expected) << size << "-byte elements, " << n << " of them";
+    }
+  }
+}
+
 // A replay decodes every frame into one record (its buffers reused, chunks recycled): each frame, read in
 // any order after any other, must equal the frame read into a fresh record.
 TEST_F(ReaderTest, AReusedRecordReadsEveryFrameAsAFreshOneDoes) {

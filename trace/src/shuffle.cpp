@@ -60,21 +60,57 @@ inline void shuffle16x4(const uint8_t* in, size_t size, uint8_t* out, size_t n) 
 
 }  // namespace
 
-void shuffleRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride) {
+namespace {
+
+// shuffleRows for bytes [first, last) of each element only: planes first..last-1.
+void shuffleByteRange(const uint8_t* in, size_t n, size_t size, size_t first, size_t last, uint8_t* out,
+                      size_t stride) {
   size_t i = 0;
 #if defined(__SSE2__)
   for (; i + 16 <= n; i += 16) {
-    size_t b = 0;
-    for (; b + 8 <= size; b += 8) shuffle16x8(in + i * size + b, size, out + b * stride + i, stride);
-    for (; b + 4 <= size; b += 4) shuffle16x4(in + i * size + b, size, out + b * stride + i, stride);
-    for (; b < size; ++b) {
+    size_t b = first;
+    for (; b + 8 <= last; b += 8) shuffle16x8(in + i * size + b, size, out + b * stride + i, stride);
+    for (; b + 4 <= last; b += 4) shuffle16x4(in + i * size + b, size, out + b * stride + i, stride);
+    for (; b < last; ++b) {
       for (size_t e = 0; e < 16; ++e) out[b * stride + i + e] = in[(i + e) * size + b];
     }
   }
 #endif
   for (; i < n; ++i) {
-    for (size_t b = 0; b < size; ++b) out[b * stride + i] = in[i * size + b];
+    for (size_t b = first; b < last; ++b) out[b * stride + i] = in[i * size + b];
   }
+}
+
+}  // namespace
+
+void shuffleRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride) {
+  shuffleByteRange(in, n, size, 0, size, out, stride);
+}
+
+void shuffleMostlyZeroRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride) {
+  // Which 8-byte lanes hold a byte other than zero in any of the n elements: the others' planes are
+  // zero, written as such without transposing them. A predicted frame's residuals are zero in most
+  // lanes (a stress sprite's 48 bytes of constants move in two of six).
+  constexpr size_t kMaxLanes = 32;
+  const size_t lanes = size / 8;
+  if (lanes == 0 || lanes > kMaxLanes) return shuffleRows(in, n, size, out, stride);
+  uint64_t any[kMaxLanes] = {};
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* row = in + i * size;
+    for (size_t l = 0; l < lanes; ++l) {
+      uint64_t word;
+      std::memcpy(&word, row + 8 * l, sizeof word);
+      any[l] |= word;
+    }
+  }
+  for (size_t l = 0; l < lanes; ++l) {
+    if (any[l] != 0) {
+      shuffleByteRange(in, n, size, 8 * l, 8 * l + 8, out, stride);
+      continue;
+    }
+    for (size_t b = 8 * l; b < 8 * l + 8; ++b) std::memset(out + b * stride, 0, n);
+  }
+  shuffleByteRange(in, n, size, 8 * lanes, size, out, stride);
 }
 
 void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out) {

@@ -23,8 +23,11 @@ namespace reel::schema {
 void shuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
 // The same for n elements of a longer column: plane b starts at out + b * stride.
 void shuffleRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride);
+// shuffleRows for elements that are zero in most of their 8-byte lanes (residuals): the same bytes.
+void shuffleMostlyZeroRows(const uint8_t* in, size_t n, size_t size, uint8_t* out, size_t stride);
 
-// shuffleBytes of n elements of `size` bytes made a block of kShuffleBlockElements at a time:
+// shuffleBytes of n elements of `size` bytes (residuals: shuffleMostlyZeroRows) made a block of
+// kShuffleBlockElements at a time:
 // fill(offset, bytes, block) writes the elements' bytes [offset, offset + bytes), counted from `first`
 // (the elements' place in a longer grouped column), to `block`, which is then shuffled into the planes
 // at `out` (n bytes apart). What a block holds stays in the core's cache between the two steps.
@@ -34,7 +37,7 @@ void shuffleBlocksFrom(Fill&& fill, uint64_t first, size_t n, uint32_t size, uin
   for (size_t at = 0; at < n; at += kShuffleBlockElements) {
     const size_t count = std::min<size_t>(kShuffleBlockElements, n - at);
     fill(first + at * size, count * size, block);
-    shuffleRows(block, count, size, out + at, n);
+    shuffleMostlyZeroRows(block, count, size, out + at, n);
   }
 }
 void unshuffleBytes(const uint8_t* in, size_t n, size_t size, uint8_t* out);
