@@ -153,6 +153,9 @@ class ReaderTest : public ::testing::Test {
     capture::CaptureOptions options;
     options.path = path_;
     options.compression.maxFramesPerChunk = 2;
+    // Chunks by frame count alone: the tests name chunks by the frames they hold, and a slow run (a
+    // sanitizer, a loaded machine) would otherwise close one by the 250 ms limit after a single frame.
+    options.compression.chunkMillis = 0;
     options.handleSignals = false;
     auto capture = capture::Capture::start(renderer, options);
     ASSERT_TRUE(capture) << capture.error().message;
