@@ -116,6 +116,21 @@ TEST(Predict, ResidualSegmentsKeepTheFirstAndTheNonZeroAndRestoreTheColumn) {
   }
 }
 
+// A column all zero (the encoder's shortcut for a column repeating the frame before's) is marked as
+// markResidualSegments marks it, without being read: the same mask words (stale bits cleared) and the
+// same packed size, at lengths around the segment and mask-word boundaries.
+TEST(Predict, AZeroColumnIsMarkedAsScanningItMarksIt) {
+  for (const size_t bytes : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{64 * 64},
+                             size_t{64 * 64 + 1}, size_t{64 * 64 * 3 - 7}}) {
+    SCOPED_TRACE(std::to_string(bytes) + " bytes");
+    const std::vector<uint8_t> zeros(bytes, 0);
+    std::vector<uint64_t> scanned(residualMaskWords(bytes)), known(residualMaskWords(bytes), ~uint64_t{0});
+    const size_t scannedBytes = markResidualSegments(zeros.data(), bytes, scanned.data());
+    EXPECT_EQ(markZeroResidualSegments(bytes, known.data()), scannedBytes);
+    EXPECT_EQ(known, scanned);
+  }
+}
+
 // A mask and packed bytes that do not describe the column are refused, not read past.
 TEST(Predict, ResidualSegmentsThatDoNotFitTheColumnAreRefused) {
   const size_t bytes = 64 * 70 + 10;  // 71 segments: two mask words, the last segment 10 bytes

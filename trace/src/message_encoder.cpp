@@ -513,21 +513,24 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
       shuffleWhole(x.data(), to);
       return {vector, 0};
     }
-    if (std::memcmp(x.data(), pa.data(), x.size()) == 0) {
-      // The column repeats the frame before's, as most of a frame does: Delta (which choosePredictor
-      // takes for residuals all zero) leaves only the first segment, all zero. Written as such without
-      // computing, shuffling and scanning residuals: a memcmp reads two columns once and stops at the
-      // first difference.
-      out.predictors = schema::withPredictor(out.predictors, which, Predictor::Delta);
-      depthUsed_ = std::max(depthUsed_, 1u);
-      segmentMask_.assign(schema::residualMaskWords(x.size()), 0);
-      segmentMask_[0] = 1;
+    // The mask in segmentMask_ and the packed segments, which pack(to) writes.
+    auto residualColumn = [&](size_t packedBytes, auto&& pack) -> Column {
       const auto segments = fbb_.CreateVector(segmentMask_.data(), segmentMask_.size());
       uint8_t* packed = nullptr;
-      const size_t firstSegment = std::min(x.size(), schema::kResidualSegmentBytes);
-      const auto vector = fbb_.CreateUninitializedVector(firstSegment, 1, &packed);
-      std::memset(packed, 0, firstSegment);
+      const auto vector = fbb_.CreateUninitializedVector(packedBytes, 1, &packed);
+      pack(packed);
       return {vector, segments};
+    };
+    segmentMask_.resize(schema::residualMaskWords(x.size()));
+    if (std::memcmp(x.data(), pa.data(), x.size()) == 0) {
+      // The column repeats the frame before's, as most of a frame does: its Delta residuals (Delta is
+      // what choosePredictor takes for residuals all zero) are all zero, marked and packed as such
+      // without computing, shuffling and scanning them: a memcmp reads two columns once and stops at
+      // the first difference.
+      out.predictors = schema::withPredictor(out.predictors, which, Predictor::Delta);
+      depthUsed_ = std::max(depthUsed_, 1u);
+      const size_t packedBytes = schema::markZeroResidualSegments(x.size(), segmentMask_.data());
+      return residualColumn(packedBytes, [&](uint8_t* to) { std::memset(to, 0, packedBytes); });
     }
     const uint8_t* twoBack = p ? pb.data() : nullptr;
     const Predictor chosen = schema::choosePredictor(x.data(), pa.data(), twoBack, x.size(), word);
@@ -552,13 +555,10 @@ FrameEncoder::Columns FrameEncoder::predictedColumns(const GatheredBucket& b, co
       schema::shuffleBlocksFrom(fill, 0, x.size() / sizeof(uint64_t), sizeof(uint64_t), block_.data(),
                                 shuffled);
     }
-    segmentMask_.resize(schema::residualMaskWords(x.size()));
     const size_t packedBytes = schema::markResidualSegments(shuffled, x.size(), segmentMask_.data());
-    const auto segments = fbb_.CreateVector(segmentMask_.data(), segmentMask_.size());
-    uint8_t* packed = nullptr;
-    const auto vector = fbb_.CreateUninitializedVector(packedBytes, 1, &packed);
-    schema::packResidualSegments(shuffled, x.size(), segmentMask_.data(), packed);
-    return {vector, segments};
+    return residualColumn(packedBytes, [&](uint8_t* to) {
+      schema::packResidualSegments(shuffled, x.size(), segmentMask_.data(), to);
+    });
   };
   auto keyBytes = [](const GatheredBucket* g) {
     return g ? std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(g->keys.data()),

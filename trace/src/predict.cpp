@@ -162,6 +162,13 @@ size_t markResidualSegments(const uint8_t* column, size_t bytes, uint64_t* mask)
   return packed;
 }
 
+size_t markZeroResidualSegments(size_t bytes, uint64_t* mask) {
+  std::fill(mask, mask + residualMaskWords(bytes), uint64_t{0});
+  if (bytes == 0) return 0;
+  mask[0] = 1;
+  return segmentBytes(0, bytes);
+}
+
 void packResidualSegments(const uint8_t* column, size_t bytes, const uint64_t* mask, uint8_t* packed) {
   for (size_t w = 0; w < residualMaskWords(bytes); ++w) {
     for (uint64_t word = mask[w]; word != 0; word &= word - 1) {

@@ -58,10 +58,6 @@ inline void shuffle16x4(const uint8_t* in, size_t size, uint8_t* out, size_t n) 
 }
 #endif
 
-}  // namespace
-
-namespace {
-
 // shuffleRows for bytes [first, last) of each element only: planes first..last-1.
 void shuffleByteRange(const uint8_t* in, size_t n, size_t size, size_t first, size_t last, uint8_t* out,
                       size_t stride) {
@@ -181,7 +177,7 @@ void ColumnGroups::clear() {
   groups_.clear();
   direct_.assign(kDirectKeys, 0);
   lookup_.clear();
-  lastGroup_ = kNone;
+  lastGroup_ = kNoGroup;
   total_ = 0;
 }
 
@@ -198,9 +194,9 @@ uint32_t ColumnGroups::findOrAddGroup(uint64_t key, uint32_t size) {
   }
   // Other keys (an aux column's: command id and size): a bucket has a handful of groups, so a short
   // scan finds them faster than hashing; the map only takes over when there are many.
-  uint32_t found = kNone;
+  uint32_t found = kNoGroup;
   if (groups_.size() <= kScanLimit) {
-    for (uint32_t g = 0; g < groups_.size() && found == kNone; ++g) {
+    for (uint32_t g = 0; g < groups_.size() && found == kNoGroup; ++g) {
       if (groups_[g].key == key) found = g;
     }
   } else {
@@ -209,7 +205,7 @@ uint32_t ColumnGroups::findOrAddGroup(uint64_t key, uint32_t size) {
     }
     if (auto it = lookup_.find(key); it != lookup_.end()) found = it->second;
   }
-  if (found == kNone) {
+  if (found == kNoGroup) {
     found = static_cast<uint32_t>(groups_.size());
     groups_.push_back(Group{key, size, 0, 0});
     if (!lookup_.empty()) lookup_.emplace(key, found);
@@ -274,7 +270,7 @@ void moveElement(uint8_t* planes, uint64_t stride, uint8_t* element, uint32_t si
 
 void ColumnGroups::scatter(const uint8_t* bodyOrder, const uint32_t* bodyOffsets, uint8_t* column) const {
   for (size_t i = 0; i < group_.size(); ++i) {
-    if (group_[i] == kNone) continue;
+    if (group_[i] == kNoGroup) continue;
     const Group& g = groups_[group_[i]];
     moveElement<true>(column + g.offset + index_[i], g.count,
                       const_cast<uint8_t*>(bodyOrder + bodyOffsets[i]), g.size);
@@ -291,7 +287,7 @@ void ColumnGroups::shuffleGroups(const uint8_t* grouped, uint8_t* column) const 
 
 void ColumnGroups::gather(const uint8_t* column, const uint32_t* bodyOffsets, uint8_t* bodyOrder) const {
   for (size_t i = 0; i < group_.size(); ++i) {
-    if (group_[i] == kNone) continue;
+    if (group_[i] == kNoGroup) continue;
     const Group& g = groups_[group_[i]];
     moveElement<false>(const_cast<uint8_t*>(column + g.offset + index_[i]), g.count,
                        bodyOrder + bodyOffsets[i], g.size);

@@ -61,6 +61,9 @@ inline constexpr size_t residualMaskWords(size_t bytes) {
 // Fills `mask` (residualMaskWords(bytes) words: the first segment and those not all zero) and returns
 // the bytes the marked segments take.
 size_t markResidualSegments(const uint8_t* column, size_t bytes, uint64_t* mask);
+// markResidualSegments for a column of `bytes` zero bytes, without reading one: only the first segment
+// marked. Its packed bytes (the returned count) are all zero.
+size_t markZeroResidualSegments(size_t bytes, uint64_t* mask);
 // Copies the marked segments of `column` to `packed`, back to back.
 void packResidualSegments(const uint8_t* column, size_t bytes, const uint64_t* mask, uint8_t* packed);
 // The column of `bytes` bytes back into `column`, its unmarked segments zero. False, `column` then

@@ -64,9 +64,9 @@ class ColumnGroups {
     uint32_t* const indexes = index_.data() + first;
     for (size_t i = 0; i < n; ++i) {
       const auto [key, size] = keyAndSize(i);
-      const uint32_t group = size != 0 ? groupOf(key, size) : kNone;
+      const uint32_t group = size != 0 ? groupOf(key, size) : kNoGroup;
       groups[i] = group;
-      indexes[i] = group != kNone ? groups_[group].count++ : 0;
+      indexes[i] = group != kNoGroup ? groups_[group].count++ : 0;
     }
   }
   // add() without remembering which group the body joined, for a caller that places each body's bytes
@@ -122,7 +122,7 @@ class ColumnGroups {
     return largest;
   }
   uint64_t elementOffset(size_t body) const {
-    if (group_[body] == kNone) return 0;
+    if (group_[body] == kNoGroup) return 0;
     const Group& g = groups_[group_[body]];
     return g.offset + uint64_t{index_[body]} * g.size;
   }
@@ -137,24 +137,23 @@ class ColumnGroups {
   // The group of a body of `key` (size != 0): the last body's or a small key's at once, else looked up.
   uint32_t groupOf(uint64_t key, uint32_t size) {
     if (key < kDirectKeys && !direct_.empty() && direct_[key] != 0) return direct_[key] - 1;
-    if (lastGroup_ != kNone && key == lastKey_) return lastGroup_;
+    if (lastGroup_ != kNoGroup && key == lastKey_) return lastGroup_;
     lastKey_ = key;
     lastGroup_ = findOrAddGroup(key, size);
     return lastGroup_;
   }
   uint32_t findOrAddGroup(uint64_t key, uint32_t size);
 
-  static constexpr uint32_t kNone = kNoGroup;
   static constexpr size_t kScanLimit = 16;
   // Keys below this (a payload column's keys are command ids) find their group by index.
   static constexpr uint64_t kDirectKeys = 256;
-  Column<uint32_t> group_;  // per body: its group, or kNone
+  Column<uint32_t> group_;  // per body: its group, or kNoGroup
   Column<uint32_t> index_;  // per body: its position in the group
   std::vector<Group> groups_;
   std::vector<uint32_t> direct_;  // kDirectKeys entries: group + 1 of a small key, 0 for none yet
   std::unordered_map<uint64_t, uint32_t> lookup_;  // filled once there are more than kScanLimit groups
   uint64_t lastKey_ = 0;
-  uint32_t lastGroup_ = kNone;
+  uint32_t lastGroup_ = kNoGroup;
   uint64_t total_ = 0;
 };
 
