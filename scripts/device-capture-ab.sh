@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a capture costs the app, measured inside each process (reel-sample --ab, samples/src/ab_blocks.h):
-# blocks of frames alternate without and with a capture (or the frame tap, or nothing: the method's own
-# noise), so that where a process's memory and threads landed, which moves a run's frame time by several
+# blocks of frames come without and with a capture (or the frame tap, or nothing: the method's own
+# noise) in the order off, on, on, off, so that where a process's memory and threads landed, which moves a run's frame time by several
 # percent on the GPU machine, is the same for both sides. On the GPU machine (../shared/device/README.md)
 # or any:
 #   bash scripts/device-capture-ab.sh BIN OUT
@@ -11,7 +11,7 @@
 # into OUT/ab.reel; each runs with its ENV (REEL_CAPTURE_PRIORITY=idle, REEL_RENDER_WORKERS=4, ...), and
 # BIN=DIR runs DIR's reel-sample instead of BIN's (another version, side by side in the same call).
 # Each run is REPS times, variants interleaved; blocks of AB_FRAMES (cubes 200, stress 40) frames,
-# BLOCKS of them each way (10).
+# BLOCKS of them each way (10; an even number, so that the order off, on, on, off ends balanced).
 set -uo pipefail
 source "$(dirname "$0")/device-env.sh"
 reps=${REPS:-3}

@@ -23,6 +23,8 @@ Result<void> AbBlocks::beforeFrame(uint64_t n) {
   if (n < kWarmUpFrames || (n - kWarmUpFrames) % setup_.blockFrames != 0) return {};
   const bool on = onBlock(n);
   if (on) {
+    // A capture or tap starts afresh in every on-block, also in one that follows another.
+    if (auto ended = endOn(); !ended) return ended;
     ++onBlocks_;
     on_ = true;
     if (setup_.capture) {
@@ -79,7 +81,10 @@ void AbBlocks::afterKick(uint64_t n, const KickTimes& times) {
   const uint64_t measured = measuredInBlock(n);
   if (measured == 0) return;
   KickSamples& side = onBlock(n) ? onKick_ : offKick_;
-  if (measured == 1) side.blockStarts.push_back(side.intervalMs.size());
+  if (measured == 1) {
+    side.blockStarts.push_back(side.intervalMs.size());
+    blockIsOn_.push_back(&side == &onKick_);
+  }
   side.intervalMs.push_back(times.intervalMs);
   side.recordMs.push_back(times.recordMs);
   side.kickMs.push_back(times.kickMs);
@@ -102,16 +107,45 @@ Result<void> AbBlocks::finish() {
   return ended;
 }
 
-std::pair<double, double> AbBlocks::KickSamples::blockMedianRange() const {
-  std::pair<double, double> range{0, 0};
+std::vector<double> AbBlocks::KickSamples::blockMedians() const {
+  std::vector<double> medians;
   for (size_t b = 0; b < blockStarts.size(); ++b) {
     const size_t end = b + 1 < blockStarts.size() ? blockStarts[b + 1] : intervalMs.size();
-    const double median =
-        medianOf({intervalMs.begin() + long(blockStarts[b]), intervalMs.begin() + long(end)});
-    range = b == 0 ? std::pair{median, median}
-                   : std::pair{std::min(range.first, median), std::max(range.second, median)};
+    medians.push_back(medianOf({intervalMs.begin() + long(blockStarts[b]), intervalMs.begin() + long(end)}));
   }
-  return range;
+  return medians;
+}
+
+std::pair<double, double> AbBlocks::KickSamples::blockMedianRange() const {
+  const std::vector<double> medians = blockMedians();
+  if (medians.empty()) return {0, 0};
+  const auto [low, high] = std::minmax_element(medians.begin(), medians.end());
+  return {*low, *high};
+}
+
+std::string AbBlocks::pairs() const {
+  const std::vector<double> off = offKick_.blockMedians(), on = onKick_.blockMedians();
+  std::vector<double> inOrder;  // each measured block's median, in the run's order
+  size_t nextOff = 0, nextOn = 0;
+  for (const bool isOn : blockIsOn_) inOrder.push_back(isOn ? on[nextOn++] : off[nextOff++]);
+  // Blocks 2k and 2k + 1 are one of each side (onBlock); a last block without its pair is left out.
+  std::vector<double> ratios;
+  for (size_t b = 0; b + 1 < inOrder.size(); b += 2) {
+    const double onMs = blockIsOn_[b] ? inOrder[b] : inOrder[b + 1];
+    const double offMs = blockIsOn_[b] ? inOrder[b + 1] : inOrder[b];
+    if (offMs > 0) ratios.push_back(onMs / offMs);
+  }
+  std::string line = "A/B block pairs (on/off of blocks side by side, medians):";
+  for (size_t i = 0; i < ratios.size(); ++i) {
+    char ratio[24];
+    std::snprintf(ratio, sizeof ratio, "%s %.4f", i ? "," : "", ratios[i]);
+    line += ratio;
+  }
+  const double median = medianOf(ratios);
+  char tail[64];
+  std::snprintf(tail, sizeof tail, " (median %.4fx, %+.1f%%)", median,
+                ratios.empty() ? 0.0 : (median - 1) * 100);
+  return line + tail;
 }
 
 std::string AbBlocks::summary() const {

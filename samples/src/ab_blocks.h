@@ -1,12 +1,16 @@
 #pragma once
 // What an observer costs an app's frame, measured inside one process (reel-sample --ab): the frames
-// after the first two alternate in blocks of `blockFrames`, without and with the measured observer (a
+// after the first two come in blocks of `blockFrames`, without and with the measured observer in the
+// order off, on, on, off, off, on, on, off, ... (so that a drift of the host's speed over the run weighs
+// on both sides alike where the blocks are a multiple of four; off, on, off, on would put every on-block
+// after its off-block) (a
 // capture, started afresh for each block and finished at its end; the frame tap; a limit on the render
 // workers; or nothing, which measures the method's own noise), and the kick-to-kick intervals of each kind
-// are pooled. Runs of the app alone and with a capture, set side by side, also differ by where each process's
-// memory and threads landed: on the H100 host the app alone against itself differed by up to 7% in the
-// medians of ten runs each (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process share
-// that.
+// are pooled; each on-block is also set against the off-block beside it (blocks 2k and 2k + 1), which
+// leaves out the host's slower changes of speed from block to block. Runs of the app alone and with a
+// capture, set side by side, also differ by where each process's memory and threads landed: on the H100 host
+// the app alone against itself differed by up to 7% in the medians of ten runs each
+// (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process share that.
 //
 //   AbBlocks ab(renderer, {.blockFrames = 40, .capture = options});
 //   for (uint64_t n = 0; n < frames; ++n) {
@@ -67,6 +71,9 @@ class AbBlocks {
   // medians off 11.02 to 11.41, on 11.30 to 11.77": the pooled medians, their ratio, and each side's
   // spread from block to block, which says how far apart the two must be to differ.
   std::string summary() const;
+  // "A/B block pairs (on/off of blocks side by side, medians): 1.021, 0.998, 1.012, 1.004 (median
+  // 1.008x, +0.8%)": each on-block's median interval over that of the off-block beside it.
+  std::string pairs() const;
   // "A/B breakdown (median ms off -> on): record 0.210 -> 0.212, kick 0.020 -> 0.051, render thread
   // 0.430 -> 0.462 (begin ..., translate ...)": the same intervals' medians per thread and per
   // render-thread phase, to tell which side of the frame an observer slows.
@@ -78,7 +85,9 @@ class AbBlocks {
   struct KickSamples {
     std::vector<double> intervalMs, recordMs, kickMs;
     std::vector<size_t> blockStarts;  // where each block's intervals begin in intervalMs
-    // The lowest and highest of the blocks' median intervals: how far the side moves within the run.
+    // Each block's median interval, and the lowest and highest of them: how far the side moves within
+    // the run.
+    std::vector<double> blockMedians() const;
     std::pair<double, double> blockMedianRange() const;
   };
   struct RenderSamples {
@@ -95,7 +104,8 @@ class AbBlocks {
   // Where frame n's interval falls among its block's measured ones: 1 for the first, 0 where it is not
   // measured.
   uint64_t measuredInBlock(uint64_t n) const;
-  bool onBlock(uint64_t n) const { return ((n - kWarmUpFrames) / setup_.blockFrames) % 2 == 1; }
+  // Blocks 1, 2, 5, 6, 9, 10, ... are on.
+  bool onBlock(uint64_t n) const { return ((n - kWarmUpFrames) / setup_.blockFrames + 1) / 2 % 2 == 1; }
   Result<void> endOn();
 
   Renderer& renderer_;
@@ -108,6 +118,7 @@ class AbBlocks {
   ObserverRegistration phaseRegistration_;
   uint64_t frameOfFirst_ = 0;           // the renderer's number of frame 0 of the run
   KickSamples offKick_, onKick_;        // kick thread only
+  std::vector<bool> blockIsOn_;         // the measured blocks in their order, kick thread only
   mutable std::mutex renderMutex_;      // the render thread adds while the kick thread reads
   RenderSamples offRender_, onRender_;  // under renderMutex_
   uint64_t offBlocks_ = 0, onBlocks_ = 0;

@@ -157,9 +157,10 @@ int main(int argc, char** argv) {
                  "the frame tap's threads: normal, background or idle")
       ->capture_default_str();
   app.add_option("--ab", options.abBlockFrames,
-                 "alternate blocks of this many frames without and with the capture (REEL_CAPTURE or "
-                 "--capture-out) or the frame tap, or with nothing, and print each kind's median frame "
-                 "time: what the capture costs, measured in one process")
+                 "blocks of this many frames without and with the capture (REEL_CAPTURE or "
+                 "--capture-out) or the frame tap, or with nothing, in the order off, on, on, off, and "
+                 "print each kind's median frame time and each pair of blocks' ratio: what the capture "
+                 "costs, measured in one process")
       ->check(CLI::Range(4, 100000));
   app.add_option("--ab-workers", options.abWorkerLimit,
                  "with --ab: the blocks alternate between every render worker and at most this many "
@@ -308,6 +309,7 @@ int main(int argc, char** argv) {
   if (!r.captureSummary.empty() && r.captureErrors.empty())
     std::fprintf(human, "reel-sample: capture: %s\n", r.captureSummary.c_str());
   if (!r.abSummary.empty()) std::fprintf(human, "reel-sample: %s\n", r.abSummary.c_str());
+  if (!r.abPairs.empty()) std::fprintf(human, "reel-sample: %s\n", r.abPairs.c_str());
   if (!r.abBreakdown.empty()) std::fprintf(human, "reel-sample: %s\n", r.abBreakdown.c_str());
   if (!r.frameTapSummary.empty()) {
     std::fprintf(human, "reel-sample: %s, render thread waited %llu times for leases\n",

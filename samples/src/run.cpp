@@ -125,7 +125,10 @@ double medianOf(std::vector<double> values) {
   if (values.empty()) return 0.0;
   auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::nth_element(values.begin(), middle, values.end());
-  return *middle;
+  if (values.size() % 2 != 0) return *middle;
+  // An even count's median is halfway between its two middle values (the lower one is the largest of
+  // those nth_element left before the upper).
+  return (*std::max_element(values.begin(), middle) + *middle) / 2;
 }
 
 Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
@@ -363,6 +366,7 @@ Result<RunResult> runSample(const RunOptions& o, const ImageSink& sink) {
     if (ab) {
       if (auto finished = ab->finish(); !finished) result.captureErrors.push_back(finished.error().message);
       result.abSummary = ab->summary();
+      result.abPairs = ab->pairs();
       result.abBreakdown = ab->breakdown();
       ab.reset();
     }

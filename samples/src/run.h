@@ -77,6 +77,7 @@ struct RunResult {
   std::string captureSummary;                       // the capture's closing line, when one ran
   std::string frameTapSummary;                      // FrameTap::summary(), when one ran
   std::string abSummary;                            // AbBlocks::summary(), with abBlockFrames
+  std::string abPairs;                              // AbBlocks::pairs(), likewise
   std::string abBreakdown;                          // AbBlocks::breakdown(), likewise
   std::vector<std::string> captureErrors;           // captures that could not write (disk full, ...)
   std::vector<std::string> hotkeyTraces;            // traces F12 captured, in order
@@ -85,7 +86,8 @@ struct RunResult {
 // Called on a writer thread, frame by frame in order.
 using ImageSink = std::function<void(uint64_t frame, image::Image&& image)>;
 
-// The median the sample reports of its per-frame times: the upper one of an even count; 0 for none.
+// The median the sample reports of its per-frame times (halfway between the middle two of an even
+// count); 0 for none.
 double medianOf(std::vector<double> values);
 
 // Fails (with a message fit for a user) when the scene is unknown or no device or window could be had.
