@@ -32,6 +32,10 @@ using detail::SnapshotResource;
 
 namespace {
 
+// How often a waiting encode thread (the first) looks for frames the render thread handed over without
+// waking it (onFrame): at most this late a frame starts encoding, far within a chunk's time limit.
+constexpr std::chrono::microseconds kClaimPoll{1000};
+
 uint64_t nanosecondsSince(std::chrono::steady_clock::time_point start) {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
@@ -80,8 +84,12 @@ struct Capture::State {
   std::condition_variable workReady;   // the writer waits for work (a frame encoded, a snapshot, the end)
   std::condition_variable spaceFreed;  // the render thread waits for a free ticket
   std::condition_variable claimable;   // encode threads wait for a frame to take
-  std::condition_variable planned;     // encode threads wait for the frame before theirs to be planned
-  std::condition_variable done;        // finish() and shutdown wait for the writer to end
+  // Encode threads waiting on claimable, and whether the first of them (which looks for frames every
+  // kClaimPoll while it waits, so that the render thread need not wake it) is one of them.
+  uint32_t encodersWaiting = 0;
+  bool pollerWaiting = false;
+  std::condition_variable planned;  // encode threads wait for the frame before theirs to be planned
+  std::condition_variable done;     // finish() and shutdown wait for the writer to end
   // Frames the render thread handed over with their streams leased: at most kMaxObserverRetainedFrames
   // (the renderer's bound on leased frames). A ticket is free again once its frame is gathered.
   std::array<FrameTicket, kMaxObserverRetainedFrames> tickets;
@@ -165,7 +173,7 @@ struct Capture::State {
   // released while the compression threads change.
   void changePriority(std::unique_lock<std::mutex>& lock, ThreadPriority to);
   void writerLoop();
-  void encodeLoop();
+  void encodeLoop(bool polls);
   bool canTake() const;
   uint32_t maxFrames() const;
   bool full() const;  // the render thread waits (or drops the frame)
@@ -470,9 +478,16 @@ void Capture::onFrame(const FrameView& view) {
   s.queued.push_back(slot);
   ++s.stats.framesCaptured;
   if (const auto to = s.priorityFor()) s.changePriority(lock, *to);
+  // Waking a thread costs the render thread a system call, and on a virtual machine an interrupt to
+  // another core: 2-3 us a frame each on the 2-core VM, where a cubes frame takes 450 us on the H200
+  // host. A waiting poller finds the frame within kClaimPoll instead; a busy one has peers woken. The
+  // writer needs waking only where it takes the frames itself (no encode threads); encoders wake it
+  // with each frame encoded.
+  const bool wakeEncoder = s.encodersWaiting > 0 && !s.pollerWaiting;
+  const bool wakeWriter = s.encodeThreadCount == 0;
   lock.unlock();
-  s.claimable.notify_one();
-  s.workReady.notify_one();
+  if (wakeEncoder) s.claimable.notify_one();
+  if (wakeWriter) s.workReady.notify_one();
 }
 
 // ---- encode threads (and the writer thread, when there are none) ----
@@ -665,11 +680,23 @@ void Capture::State::endJob(Job& job) {
   claimable.notify_all();
 }
 
-void Capture::State::encodeLoop() {
+void Capture::State::encodeLoop(bool polls) {
   trace::FrameGatherer gatherer;
   std::unique_lock lock(mutex);
+  const auto workOrStop = [&] { return stopEncoding || canTake(); };
   for (;;) {
-    claimable.wait(lock, [&] { return stopEncoding || canTake(); });
+    if (!workOrStop()) {
+      ++encodersWaiting;
+      pollerWaiting = polls;
+      if (polls) {
+        while (!claimable.wait_for(lock, kClaimPoll, workOrStop)) {
+        }
+      } else {
+        claimable.wait(lock, workOrStop);
+      }
+      --encodersWaiting;
+      if (polls) pollerWaiting = false;
+    }
     if (stopEncoding) return;
     runJob(lock, take(), gatherer);
   }
@@ -899,9 +926,9 @@ void Capture::State::writerLoop() {
   {
     std::lock_guard lock(mutex);
     for (uint32_t i = 0; i < encodeThreadCount; ++i) {
-      encodeThreads.emplace_back([this] {
+      encodeThreads.emplace_back([this, polls = i == 0] {
         enterThread("reel-cap-encode");
-        encodeLoop();
+        encodeLoop(polls);
         leaveThread();
       });
     }
