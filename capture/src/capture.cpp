@@ -480,10 +480,12 @@ void Capture::onFrame(const FrameView& view) {
   if (const auto to = s.priorityFor()) s.changePriority(lock, *to);
   // Waking a thread costs the render thread a system call, and on a virtual machine an interrupt to
   // another core: 2-3 us a frame each on the 2-core VM, where a cubes frame takes 450 us on the H200
-  // host. A waiting poller finds the frame within kClaimPoll instead; a busy one has peers woken. The
+  // host. A waiting poller finds a lone frame within kClaimPoll instead; a busy one, or a frame queued
+  // behind one the poller has not taken yet, has an encoder woken, so that an app of short frames does
+  // not keep more of its few leased frames (kMaxObserverRetainedFrames) than one poll's worth. The
   // writer needs waking only where it takes the frames itself (no encode threads); encoders wake it
   // with each frame encoded.
-  const bool wakeEncoder = s.encodersWaiting > 0 && !s.pollerWaiting;
+  const bool wakeEncoder = s.encodersWaiting > 0 && (!s.pollerWaiting || s.queued.size() > 1);
   const bool wakeWriter = s.encodeThreadCount == 0;
   lock.unlock();
   if (wakeEncoder) s.claimable.notify_one();
