@@ -689,7 +689,7 @@ void Capture::State::encodeLoop(bool polls) {
   for (;;) {
     if (!workOrStop()) {
       ++encodersWaiting;
-      pollerWaiting = polls;
+      if (polls) pollerWaiting = true;
       if (polls) {
         while (!claimable.wait_for(lock, kClaimPoll, workOrStop)) {
         }

@@ -1,13 +1,13 @@
 #pragma once
 // What an observer costs an app's frame, measured inside one process (reel-sample --ab): the frames
-// after the first two come in blocks of `blockFrames`, without and with the measured observer in the
-// order off, on, on, off, off, on, on, off, ... (so that a drift of the host's speed over the run weighs
-// on both sides alike where the blocks are a multiple of four; off, on, off, on would put every on-block
-// after its off-block) (a
+// after the first two come in blocks of `blockFrames`, without and with the measured observer (a
 // capture, started afresh for each block and finished at its end; the frame tap; a limit on the render
 // workers; or nothing, which measures the method's own noise), and the kick-to-kick intervals of each kind
-// are pooled; each on-block is also set against the off-block beside it (blocks 2k and 2k + 1), which
-// leaves out the host's slower changes of speed from block to block. Runs of the app alone and with a
+// are pooled. The blocks come in the order off, on, on, off, off, on, on, off, ..., so that a drift of the
+// host's speed over the run weighs on both sides alike where the blocks are a multiple of four (off, on,
+// off, on would put every on-block after its off-block); each on-block is also set against the off-block
+// beside it (blocks 2k and 2k + 1), which leaves out the host's slower changes of speed from block to
+// block. Runs of the app alone and with a
 // capture, set side by side, also differ by where each process's memory and threads landed: on the H100 host
 // the app alone against itself differed by up to 7% in the medians of ten runs each
 // (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process share that.
