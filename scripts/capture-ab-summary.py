@@ -57,8 +57,8 @@ for key in sorted(order):
     cpu = [x[4] for x in r if x[4] is not None]
     p = pairs[key]
     if len(p) >= 2:
-        low, mid, high = statistics.quantiles(p, n=4)
-        pair_text = (f"{statistics.median(p):.3f}x ({(statistics.median(p) - 1) * 100:+.1f}%), "
+        low, pair_median, high = statistics.quantiles(p, n=4)
+        pair_text = (f"{pair_median:.3f}x ({(pair_median - 1) * 100:+.1f}%), "
                      f"{low:.3f}-{high:.3f} ({len(p)} pairs)")
     else:
         pair_text = ""

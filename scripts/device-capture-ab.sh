@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # What a capture costs the app, measured inside each process (reel-sample --ab, samples/src/ab_blocks.h):
 # blocks of frames come without and with a capture (or the frame tap, or nothing: the method's own
-# noise) in the order off, on, on, off, so that where a process's memory and threads landed, which moves a run's frame time by several
-# percent on the GPU machine, is the same for both sides. On the GPU machine (../shared/device/README.md)
-# or any:
+# noise) in the order off, on, on, off, so that where a process's memory and threads landed, which moves a
+# run's frame time by several percent on the GPU machine, is the same for both sides. On the GPU machine
+# (../shared/device/README.md) or any:
 #   bash scripts/device-capture-ab.sh BIN OUT
 #   python3 scripts/capture-ab-summary.py OUT > OUT/summary.md
 # VARIANTS (default below) lists name=ENV,ENV...: names starting "nothing" or "tap" capture nothing (a

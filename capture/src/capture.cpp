@@ -689,15 +689,15 @@ void Capture::State::encodeLoop(bool polls) {
   for (;;) {
     if (!workOrStop()) {
       ++encodersWaiting;
-      if (polls) pollerWaiting = true;
       if (polls) {
+        pollerWaiting = true;
         while (!claimable.wait_for(lock, kClaimPoll, workOrStop)) {
         }
+        pollerWaiting = false;
       } else {
         claimable.wait(lock, workOrStop);
       }
       --encodersWaiting;
-      if (polls) pollerWaiting = false;
     }
     if (stopEncoding) return;
     runJob(lock, take(), gatherer);

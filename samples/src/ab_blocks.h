@@ -7,10 +7,10 @@
 // host's speed over the run weighs on both sides alike where the blocks are a multiple of four (off, on,
 // off, on would put every on-block after its off-block); each on-block is also set against the off-block
 // beside it (blocks 2k and 2k + 1), which leaves out the host's slower changes of speed from block to
-// block. Runs of the app alone and with a
-// capture, set side by side, also differ by where each process's memory and threads landed: on the H100 host
-// the app alone against itself differed by up to 7% in the medians of ten runs each
-// (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process share that.
+// block. Runs of the app alone and with a capture, set side by side, also differ by where each process's
+// memory and threads landed: on the H100 host the app alone against itself differed by up to 7% in the
+// medians of ten runs each (docs/measurements/h100-2026-11-28h-capture-floor). Blocks in one process
+// share that.
 //
 //   AbBlocks ab(renderer, {.blockFrames = 40, .capture = options});
 //   for (uint64_t n = 0; n < frames; ++n) {
