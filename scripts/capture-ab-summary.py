@@ -40,21 +40,24 @@ for path in sorted(out.glob("run_*_*_*.txt"), key=lambda p: p.name):
         pairs[(scene, variant)] += [float(x) for x in pair_line.group(1).replace(",", " ").split()]
     waits = re.search(r"render thread waited (\d+) times", text)
     cpu = re.search(r"([\d.]+) ms capture CPU a frame", text)
+    wakes = re.search(r"woke the capture's threads (\d+) times; (\d+) frames captured", text)
     runs[(scene, variant)].append((float(ab.group(3)), float(ab.group(1)), float(ab.group(2)),
-                                   int(waits.group(1)) if waits else None, float(cpu.group(1)) if cpu else None))
+                                   int(waits.group(1)) if waits else None, float(cpu.group(1)) if cpu else None,
+                                   int(wakes.group(1)) / max(int(wakes.group(2)), 1) if wakes else None))
     if (scene, variant) not in order:
         order.append((scene, variant))
 
 print("| scene | variant | runs | on/off a run (ratios of the run's medians) | median ratio | block pairs "
       "(all runs): median ratio, middle half | off ms/frame (median run) | render-thread waits (all runs) | "
-      "capture CPU ms/frame (median run) |")
-print("|---|---|---|---|---|---|---|---|---|")
+      "capture CPU ms/frame (median run) | render-thread wakes a captured frame (median run) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for key in sorted(order):
     r = runs[key]
     ratios = sorted(x[0] for x in r)
     median = statistics.median(ratios)
     waits = [x[3] for x in r if x[3] is not None]
     cpu = [x[4] for x in r if x[4] is not None]
+    wakes = [x[5] for x in r if x[5] is not None]
     p = pairs[key]
     if len(p) >= 2:
         low, pair_median, high = statistics.quantiles(p, n=4)
@@ -64,7 +67,8 @@ for key in sorted(order):
         pair_text = ""
     print(f"| {key[0]} | {key[1]} | {len(r)} | {', '.join(f'{x:.3f}' for x in ratios)} | "
           f"{median:.3f}x ({(median - 1) * 100:+.1f}%) | {pair_text} | {statistics.median(x[1] for x in r):.4f} | "
-          f"{sum(waits) if waits else ''} | {f'{statistics.median(cpu):.2f}' if cpu else ''} |")
+          f"{sum(waits) if waits else ''} | {f'{statistics.median(cpu):.2f}' if cpu else ''} | "
+          f"{f'{statistics.median(wakes):.3f}' if wakes else ''} |")
 
 if deltas:
     print_table("On minus off, median over the runs, microseconds a frame (kick thread: record, kick; render "

@@ -436,6 +436,7 @@ void Capture::onFrame(const FrameView& view) {
     s.markers.erase(s.markers.begin(), it);
     ++s.stats.framesCaptured;
     ++s.stats.framesDropped;
+    ++s.stats.renderWakes;
     lock.unlock();
     s.claimable.notify_one();
     s.workReady.notify_one();
@@ -487,6 +488,7 @@ void Capture::onFrame(const FrameView& view) {
   // with each frame encoded.
   const bool wakeEncoder = s.encodersWaiting > 0 && (!s.pollerWaiting || s.queued.size() > 1);
   const bool wakeWriter = s.encodeThreadCount == 0;
+  s.stats.renderWakes += wakeEncoder || wakeWriter;
   lock.unlock();
   if (wakeEncoder) s.claimable.notify_one();
   if (wakeWriter) s.workReady.notify_one();

@@ -53,6 +53,7 @@ Result<void> AbBlocks::endOn() {
     const Result<void> finished = capture_->finish();
     const capture::CaptureStats stats = capture_->stats();
     renderWaits_ += stats.renderWaits;
+    renderWakes_ += stats.renderWakes;
     priorityRaises_ += stats.priorityRaises;
     renderWaitNs_ += stats.renderWaitNs;
     framesCaptured_ += stats.framesWritten;
@@ -166,10 +167,10 @@ std::string AbBlocks::summary() const {
   if (setup_.capture && n > 0 && size_t(n) < sizeof line) {
     std::snprintf(
         line + n, sizeof line - size_t(n),
-        "; render thread waited %llu times (%.2f ms); %llu frames captured, %.2f ms capture CPU a frame; "
-        "threads raised to normal priority %llu times",
+        "; render thread waited %llu times (%.2f ms) and woke the capture's threads %llu times; %llu frames "
+        "captured, %.2f ms capture CPU a frame; threads raised to normal priority %llu times",
         static_cast<unsigned long long>(renderWaits_), double(renderWaitNs_) / 1e6,
-        static_cast<unsigned long long>(framesCaptured_),
+        static_cast<unsigned long long>(renderWakes_), static_cast<unsigned long long>(framesCaptured_),
         framesCaptured_ ? double(captureCpuNs_) / double(framesCaptured_) / 1e6 : 0.0,
         static_cast<unsigned long long>(priorityRaises_));
   }

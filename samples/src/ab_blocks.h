@@ -122,7 +122,8 @@ class AbBlocks {
   mutable std::mutex renderMutex_;      // the render thread adds while the kick thread reads
   RenderSamples offRender_, onRender_;  // under renderMutex_
   uint64_t offBlocks_ = 0, onBlocks_ = 0;
-  uint64_t renderWaits_ = 0, renderWaitNs_ = 0, framesCaptured_ = 0, captureCpuNs_ = 0, priorityRaises_ = 0;
+  uint64_t renderWaits_ = 0, renderWaitNs_ = 0, renderWakes_ = 0, framesCaptured_ = 0, captureCpuNs_ = 0,
+           priorityRaises_ = 0;
 };
 
 }  // namespace reel::samples

@@ -214,6 +214,54 @@ TEST(ParallelEncode, TheSummaryCountsEveryCaptureThreadsCpuOnce) {
   EXPECT_GE(allInline, encodeInline);
 }
 
+// Waking a thread is a system call on the render thread. A frame that the waiting poller finds within a
+// millisecond (kClaimPoll) wakes nobody; a frame that comes while the poller is busy with a big one wakes
+// the encoder that waits beside it; without encode threads every frame wakes the writer, which takes it
+// (CaptureStats::renderWakes).
+TEST(ParallelEncode, TheRenderThreadWakesAnEncoderOnlyWhereThePollerWouldFindTheFrameLate) {
+  TempDir dir;
+  constexpr uint64_t kFrames = 30;
+  // Every frame reaches onFrame on its own. After a small frame (2 draws) the capture's threads are
+  // waiting again (the frame appended, then time to go back to waiting); a big one (bigDraws, some
+  // milliseconds to encode) is followed at once by a small one, which finds the big one either still
+  // queued or taken by the poller and being encoded.
+  auto captureFrames = [&](const std::string& name, uint32_t encodeThreads, uint32_t bigDraws) {
+    CaptureOptions o = options(dir.path(name));
+    o.encodeThreads = encodeThreads;
+    NullDevice device(false);
+    Renderer renderer(device);
+    auto& bucket = renderer.createBucket<uint32_t>("paced");
+    auto capture = Capture::start(renderer, o);
+    EXPECT_TRUE(capture) << capture.error().message;
+    if (!capture) return capture::CaptureStats{};
+    for (uint64_t f = 0; f < kFrames; ++f) {
+      const bool big = bigDraws != 0 && f % 2 == 0;
+      recordDraws(bucket, renderer.recordingFrame(), big ? bigDraws : 2);
+      renderer.kick();
+      renderer.flushAndWait();
+      if (!big) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (capture.value()->stats().framesWritten <= f && std::chrono::steady_clock::now() < deadline)
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    EXPECT_TRUE(capture.value()->finish());
+    renderer.flushAndWait();
+    return capture.value()->stats();
+  };
+  const capture::CaptureStats paced = captureFrames("paced.reel", 2, 0);
+  EXPECT_EQ(paced.framesWritten, kFrames);
+  // Nominally none; a few for a loaded machine's scheduler, far from one a frame.
+  EXPECT_LE(paced.renderWakes, kFrames / 5) << "frames the waiting poller would have found woke an encoder";
+  const capture::CaptureStats writerOnly = captureFrames("writer.reel", 0, 0);
+  EXPECT_EQ(writerOnly.renderWakes, kFrames) << "without encode threads the writer takes every frame";
+  const capture::CaptureStats busy = captureFrames("busy.reel", 2, 4000);
+  EXPECT_EQ(busy.framesWritten, kFrames);
+  // Nominally one for each small frame after a big one: fifteen.
+  EXPECT_GE(busy.renderWakes, kFrames / 4) << "frames that came while the poller was busy waited for it";
+}
+
 // A chunk closes where the plan said (by frame count here), so predicted frames never cross a chunk;
 // and at each chunk's first frame nothing is predicted (the reader checks: every frame reads alone).
 TEST(ParallelEncode, EveryChunkDecodesOnItsOwn) {

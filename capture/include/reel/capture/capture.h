@@ -162,6 +162,10 @@ struct CaptureStats {
   // be gathered (kMaxObserverRetainedFrames); the others found maxEncodeFrames or maxEncodeBytes taken.
   uint64_t renderWaitsForGathering = 0;
   uint64_t renderWaitNs = 0;
+  // onFrame calls that woke a capture thread (a system call on the render thread): with encode threads,
+  // only for a frame that the waiting poller would not find soon enough; without, every frame (the
+  // writer takes it).
+  uint64_t renderWakes = 0;
   // The first and last frame whose onFrame waited (firstWaitFrame UINT64_MAX: none): whether the waits
   // are the capture's start or its steady state.
   uint64_t firstWaitFrame = UINT64_MAX, lastWaitFrame = 0;
