@@ -14,7 +14,7 @@
 //                                        frame's columns out of its streams, encoding the message, appending
 //                                        it to the open chunk, compressing the chunks); then the capture
 //                                        itself, encoding on the writer thread and on encode threads: the
-//                                        render thread's CPU in its calls, its waits, the threads' CPU
+//                                        render thread's CPU in its calls, its waits and wakes, the threads' CPU
 //                                        (thread CPU time; medians of 3 passes)
 //   reel_writer_bench chunks TRACE       the writer's stages on one thread at chunk sizes of 32 to 256 MiB:
 //                                        frames a chunk, message and file MB a frame, the stages' CPU
@@ -378,11 +378,11 @@ int breakdown(const std::string& path) {
       s->compressMs);
   std::fflush(stdout);
   // The capture itself, frames replayed as fast as the null device takes them (so the capture is the
-  // bottleneck, if anything is): the render thread's calls into it, its waits, and the CPU of the writer
-  // and encode threads; encoding on the writer thread (0) and on the default encode threads.
+  // bottleneck, if anything is): the render thread's calls into it, its waits and wakes, and the CPU of
+  // the writer and encode threads; encoding on the writer thread (0) and on the default encode threads.
   for (const uint32_t threads : {0u, reel::capture::kAutoEncodeThreads}) {
     std::vector<double> observerCpu, waitMs, writerCpu, encodeCpu, framesPerS;
-    std::vector<uint64_t> waits;
+    std::vector<uint64_t> waits, wakes;
     uint32_t threadsUsed = 0;
     for (int pass = 0; pass < 3; ++pass) {
       auto session = reel::replay::ReplaySession::open(path, {.device = "null"});
@@ -414,15 +414,18 @@ int breakdown(const std::string& path) {
       encodeCpu.push_back(double(stats.encodeCpuNs) / 1e6 / n);
       framesPerS.push_back(n / seconds);
       waits.push_back(stats.renderWaits);
+      wakes.push_back(stats.renderWakes);
       threadsUsed = stats.encodeThreads;
     }
     std::sort(waits.begin(), waits.end());
+    std::sort(wakes.begin(), wakes.end());
     std::printf(
         "{\"bench\":\"breakdown_capture\",\"trace\":\"%s\",\"frames\":%zu,\"encode_threads\":%u,"
         "\"observer_cpu_us\":%.2f,\"render_wait_ms_per_frame\":%.3f,\"render_waits\":%llu,"
-        "\"writer_thread_cpu_ms\":%.3f,\"encode_cpu_ms\":%.3f,\"frames_per_s\":%.1f}\n",
+        "\"render_wakes\":%llu,\"writer_thread_cpu_ms\":%.3f,\"encode_cpu_ms\":%.3f,\"frames_per_s\":%.1f}\n",
         path.c_str(), frameCount, threadsUsed, median(observerCpu), median(waitMs),
-        static_cast<unsigned long long>(waits[1]), median(writerCpu), median(encodeCpu), median(framesPerS));
+        static_cast<unsigned long long>(waits[1]), static_cast<unsigned long long>(wakes[1]),
+        median(writerCpu), median(encodeCpu), median(framesPerS));
     std::fflush(stdout);
   }
   std::remove(out.c_str());
