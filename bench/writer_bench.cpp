@@ -14,8 +14,8 @@
 //                                        frame's columns out of its streams, encoding the message, appending
 //                                        it to the open chunk, compressing the chunks); then the capture
 //                                        itself, encoding on the writer thread and on encode threads: the
-//                                        render thread's CPU in its calls, its waits and wakes, the threads' CPU
-//                                        (thread CPU time; medians of 3 passes)
+//                                        render thread's CPU in its calls, its waits and wakes, the
+//                                        threads' CPU (thread CPU time; medians of 3 passes)
 //   reel_writer_bench chunks TRACE       the writer's stages on one thread at chunk sizes of 32 to 256 MiB:
 //                                        frames a chunk, message and file MB a frame, the stages' CPU
 //
