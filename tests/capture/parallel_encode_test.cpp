@@ -224,7 +224,8 @@ TEST(ParallelEncode, TheRenderThreadWakesAnEncoderOnlyWhereThePollerWouldFindThe
   // Every frame reaches onFrame on its own. After a small frame (2 draws) the capture's threads are
   // waiting again (the frame appended, then time to go back to waiting); a big one (bigDraws, some
   // milliseconds to encode) is followed at once by a small one, which finds the big one either still
-  // queued or taken by the poller and being encoded.
+  // queued or taken by the poller and being encoded. (Not captureAlternating: its Witness copies every
+  // frame on the render thread, which delays the small frame until the poller has finished the big one.)
   auto captureFrames = [&](const std::string& name, uint32_t encodeThreads, uint32_t bigDraws) {
     CaptureOptions o = options(dir.path(name));
     o.encodeThreads = encodeThreads;
